@@ -1,0 +1,30 @@
+/**
+ * The storage port. Prisma serves the ordinary reads and writes; the raw SQL surface is for
+ * what Prisma cannot do well (COPY-class bulk import, set-based rollups, the hot 10,000-row
+ * reads). Two implementations: PostgreSQL server (pg pool) and embedded PGlite.
+ */
+import type { PrismaClient } from '../generated/prisma/client';
+
+export type Row = Record<string, unknown>;
+
+/** One connection's worth of SQL. int8 comes back as number, numeric as string. */
+export interface SqlSession {
+  query<R extends Row = Row>(text: string, params?: unknown[]): Promise<R[]>;
+  /** Run a script of several statements (no parameters, no result). */
+  exec(script: string): Promise<void>;
+  /** COPY rows in CSV form (chunks of complete lines, no header) into `table(columns)`. */
+  copyFrom(table: string, columns: readonly string[], csvChunks: AsyncIterable<string>): Promise<void>;
+}
+
+export interface Database extends SqlSession {
+  readonly kind: 'postgres' | 'pglite';
+  readonly prisma: PrismaClient;
+  /** Run `fn` on one dedicated connection (session-level locks, temp tables). */
+  session<T>(fn: (s: SqlSession) => Promise<T>): Promise<T>;
+  /** Run `fn` in one transaction on one connection; rolled back if it throws. */
+  transaction<T>(fn: (s: SqlSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Key of the session advisory lock that serializes migrations across processes. */
+export const MIGRATION_LOCK_KEY = 7_734_211;

@@ -1,0 +1,60 @@
+/**
+ * Embedded default: PGlite (PostgreSQL compiled to WASM) in this process, files under DATA_DIR.
+ * It has a single connection, so a "session" is the instance itself and transactions are
+ * serialized by PGlite's own mutex.
+ */
+import { PGlite, types, type Transaction } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from '../generated/prisma/client';
+import type { Database, Row, SqlSession } from './database';
+
+const parsers = { [types.INT8]: (v: string) => Number(v) };
+
+/** Rows per COPY statement: PGlite takes COPY input as one in-memory blob. */
+const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
+
+function sessionOf(q: PGlite | Transaction): SqlSession {
+  return {
+    async query<R extends Row>(text: string, params: unknown[] = []) {
+      const res = await q.query<R>(text, params, { parsers });
+      return res.rows;
+    },
+    async exec(script) {
+      await q.exec(script);
+    },
+    async copyFrom(table, columns, csvChunks) {
+      const sql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`;
+      let buf: string[] = [];
+      let size = 0;
+      const flush = async () => {
+        if (size === 0) return;
+        await q.query(sql, [], { blob: new Blob([buf.join('')]) });
+        buf = [];
+        size = 0;
+      };
+      for await (const chunk of csvChunks) {
+        buf.push(chunk);
+        size += chunk.length;
+        if (size >= COPY_CHUNK_BYTES) await flush();
+      }
+      await flush();
+    },
+  };
+}
+
+export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
+  const db = await PGlite.create(dataDir);
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const base = sessionOf(db);
+  return {
+    kind: 'pglite',
+    prisma,
+    ...base,
+    session: (fn) => fn(base),
+    transaction: (fn) => db.transaction((tx) => fn(sessionOf(tx))),
+    async close() {
+      await prisma.$disconnect().catch(() => undefined);
+      if (!db.closed) await db.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Exact decimal strings. Prices are stored and compared as decimals, never through binary
+ * floating point, and rendered with a fixed number of places, rounded half away from zero.
+ */
+
+const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,4}))?$/;
+
+/**
+ * Parse user input (plain or exponent notation) into a canonical plain decimal string
+ * ("-0.00012", "42", "1.5"): no exponent, no leading "+", no superfluous zeros.
+ * Returns null when the text is not a finite decimal number.
+ */
+export function parseDecimal(input: string): string | null {
+  const m = DECIMAL_RE.exec(input.trim());
+  if (!m) return null;
+  const [, sign, intRaw, fracRaw = '', expRaw] = m;
+  if (intRaw === '' && fracRaw === '') return null;
+  if (expRaw !== undefined && Math.abs(Number(expRaw)) > 60) return null;
+  const all = intRaw + fracRaw;
+  const digits = all.replace(/^0+/, '');
+  if (digits === '') return '0';
+  // `point` is where the decimal point sits within `digits`.
+  const point = intRaw.length - (all.length - digits.length) + (expRaw === undefined ? 0 : Number(expRaw));
+  let intPart: string;
+  let fracPart: string;
+  if (point <= 0) {
+    intPart = '0';
+    fracPart = '0'.repeat(-point) + digits;
+  } else if (point >= digits.length) {
+    intPart = digits + '0'.repeat(point - digits.length);
+    fracPart = '';
+  } else {
+    intPart = digits.slice(0, point);
+    fracPart = digits.slice(point);
+  }
+  fracPart = fracPart.replace(/0+$/, '');
+  const out = fracPart ? `${intPart}.${fracPart}` : intPart;
+  return sign === '-' && out !== '0' ? `-${out}` : out;
+}
+
+/** Compare two canonical decimal strings (from parseDecimal): -1, 0 or 1. */
+export function compareDecimal(a: string, b: string): number {
+  const negA = a.startsWith('-');
+  const negB = b.startsWith('-');
+  if (negA !== negB) return negA ? -1 : 1;
+  const abs = compareAbs(negA ? a.slice(1) : a, negB ? b.slice(1) : b);
+  return negA ? -abs : abs;
+}
+
+function compareAbs(a: string, b: string): number {
+  const [ai, af = ''] = a.split('.');
+  const [bi, bf = ''] = b.split('.');
+  if (ai.length !== bi.length) return ai.length < bi.length ? -1 : 1;
+  if (ai !== bi) return ai < bi ? -1 : 1;
+  const len = Math.max(af.length, bf.length);
+  const pa = af.padEnd(len, '0');
+  const pb = bf.padEnd(len, '0');
+  return pa === pb ? 0 : pa < pb ? -1 : 1;
+}
+
+/**
+ * Round a canonical decimal string to `places` decimals, half away from zero, and render
+ * exactly that many decimals ("1.5" -> "1.500000").
+ */
+export function roundDecimal(value: string, places: number): string {
+  const neg = value.startsWith('-');
+  const [intPart, fracPart = ''] = (neg ? value.slice(1) : value).split('.');
+  let kept = intPart + fracPart.padEnd(places, '0').slice(0, places);
+  if ((fracPart[places] ?? '0') >= '5') kept = incrementDigits(kept);
+  const intLen = kept.length - places;
+  const out = places > 0 ? `${kept.slice(0, intLen) || '0'}.${kept.slice(intLen)}` : kept;
+  return neg && /[1-9]/.test(kept) ? `-${out}` : out;
+}
+
+function incrementDigits(d: string): string {
+  const arr = d.split('');
+  let i = arr.length - 1;
+  while (i >= 0) {
+    if (arr[i] === '9') {
+      arr[i] = '0';
+      i--;
+    } else {
+      arr[i] = String(Number(arr[i]) + 1);
+      return arr.join('');
+    }
+  }
+  return '1' + arr.join('');
+}
+
+/**
+ * Render a computed (floating-point) value with `places` decimals, half away from zero on
+ * the double's exact value; non-finite values are null.
+ */
+export function formatFloat(value: number | null | undefined, places: number): string | null {
+  if (value === null || value === undefined || !Number.isFinite(value)) return null;
+  const s = Math.abs(value).toFixed(places);
+  return value < 0 && /[1-9]/.test(s) ? `-${s}` : s;
+}

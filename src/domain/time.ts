@@ -1,0 +1,59 @@
+/**
+ * Time values at the edges of the API. Internally every instant is a number of Unix
+ * milliseconds (UTC); these functions parse user input and render output.
+ */
+
+const ISO_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Largest instant we accept: year 9999. Keeps Date arithmetic exact and output 4-digit. */
+const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/**
+ * Parse a start/end parameter: an all-digit string is Unix milliseconds; anything else must
+ * be ISO 8601 (a date, or a date-time with Z, an offset, or no offset meaning UTC).
+ * Impossible calendar dates are rejected, never rolled over. Returns null when invalid.
+ */
+export function parseTimestamp(input: string): number | null {
+  const s = input.trim();
+  if (/^\d{1,16}$/.test(s)) {
+    const ms = Number(s);
+    return ms <= MAX_MS ? ms : null;
+  }
+  const m = ISO_RE.exec(s);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, se, frac, tz] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = h === undefined ? 0 : Number(h);
+  const minute = mi === undefined ? 0 : Number(mi);
+  const second = se === undefined ? 0 : Number(se);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const millis = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
+  let offsetMin = 0;
+  if (tz !== undefined && tz !== 'Z' && tz !== 'z') {
+    const t = /^([+-])(\d{2}):?(\d{2})$/.exec(tz);
+    if (!t) return null;
+    const oh = Number(t[2]);
+    const om = Number(t[3]);
+    if (oh > 23 || om > 59) return null;
+    offsetMin = (t[1] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMin * 60_000;
+  return ms >= 0 && ms <= MAX_MS ? ms : null;
+}
+
+/** Render an instant as the API does: `YYYY-MM-DDTHH:MM:SS+00:00`. */
+export function formatTimestamp(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19) + '+00:00';
+}
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;

@@ -1,0 +1,38 @@
+/** Candle timeframes and their arithmetic. Buckets are aligned to the Unix epoch (UTC). */
+
+export const CANDLE_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
+export type CandleTimeframe = (typeof CANDLE_TIMEFRAMES)[number];
+
+export const TIMEFRAME_MS: Record<CandleTimeframe, number> = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1d': 86_400_000,
+};
+
+export function isCandleTimeframe(v: string): v is CandleTimeframe {
+  return (CANDLE_TIMEFRAMES as readonly string[]).includes(v);
+}
+
+/** Open time of the bucket of `tf` that contains `ms`. */
+export function bucketStart(ms: number, tf: CandleTimeframe): number {
+  const p = TIMEFRAME_MS[tf];
+  return Math.floor(ms / p) * p;
+}
+
+export function isAligned(ms: number, tf: CandleTimeframe): boolean {
+  return ms % TIMEFRAME_MS[tf] === 0;
+}
+
+/** The next finer timeframe, the one a rollup into `tf` reads from (null for 1m). */
+export function finerTimeframe(tf: CandleTimeframe): CandleTimeframe | null {
+  const i = CANDLE_TIMEFRAMES.indexOf(tf);
+  return i > 0 ? CANDLE_TIMEFRAMES[i - 1] : null;
+}
+
+/** Open time of the last candle of `tf` that has closed at `nowMs`. */
+export function lastClosedOpen(nowMs: number, tf: CandleTimeframe): number {
+  return bucketStart(nowMs, tf) - TIMEFRAME_MS[tf];
+}
