@@ -1,0 +1,159 @@
+/**
+ * The `mds` command: operations over the same services the server uses.
+ * Every failure exits non-zero with a one-line reason on stderr.
+ */
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config';
+import { openServices, type Services } from './composition';
+import { migrate } from './db/migrator';
+import { AppError } from './domain/errors';
+import { isCandleTimeframe } from './domain/timeframe';
+import { normalizeSymbol } from './services/market-ref';
+
+interface Command {
+  usage: string;
+  summary: string;
+  options: Record<string, { type: 'string' | 'boolean'; required?: boolean; help: string }>;
+  run(s: Services, o: Record<string, string | boolean | undefined>): Promise<unknown>;
+}
+
+const now = () => Date.now();
+
+const COMMANDS: Record<string, Command> = {
+  migrate: {
+    usage: 'mds migrate',
+    summary: 'apply pending database migrations (also done at every start)',
+    options: {},
+    run: async (s) => ({ applied: await migrate(s.db) }),
+  },
+  'import candles': {
+    usage: 'mds import candles --exchange E --symbol S --timeframe TF --file F.csv',
+    summary: 'import candles from CSV (header time,open,high,low,close,volume), then roll up',
+    options: {
+      exchange: { type: 'string', required: true, help: 'venue (EXCHANGE_PERP or EXCHANGE_SPOT)' },
+      symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
+      timeframe: { type: 'string', required: true, help: '1m, 5m, 15m, 1h, 4h or 1d' },
+      file: { type: 'string', required: true, help: 'path of the CSV file' },
+    },
+    async run(s, o) {
+      const tf = String(o.timeframe);
+      if (!isCandleTimeframe(tf)) throw new AppError('INVALID_TIMEFRAME', `timeframe "${tf}" is not one of 1m, 5m, 15m, 1h, 4h, 1d`);
+      const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
+      const result = await s.importer.importCandles(market, tf, String(o.file));
+      if (result.from !== null && result.to !== null) {
+        await s.compute.afterCandleImport(result.seriesId, tf, result.from, result.to, now());
+      }
+      return summarize(result);
+    },
+  },
+  'import funding': {
+    usage: 'mds import funding --exchange E --symbol S --file F.csv',
+    summary: 'import hourly funding rates from CSV (header time,rate); perpetual venue only',
+    options: {
+      exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
+      symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
+      file: { type: 'string', required: true, help: 'path of the CSV file' },
+    },
+    async run(s, o) {
+      const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
+      return summarize(await s.importer.importFunding(market, String(o.file)));
+    },
+  },
+  'seed-demo': {
+    usage: 'mds seed-demo',
+    summary: 'write the deterministic demo data set ending now (idempotent)',
+    options: {},
+    run: (s) => s.seeder.seed(now()),
+  },
+  compute: {
+    usage: 'mds compute',
+    summary: 'recompute everything derived from stored data (rollups)',
+    options: {},
+    run: (s) => s.compute.computeAll(now()),
+  },
+  'keys create': {
+    usage: 'mds keys create --user-id UUID --tier free|pro|scale [--label L]',
+    summary: 'create an API key and print it once as JSON',
+    options: {
+      'user-id': { type: 'string', required: true, help: 'owner (UUID)' },
+      tier: { type: 'string', required: true, help: 'free, pro or scale' },
+      label: { type: 'string', help: 'free-form name, at most 100 characters' },
+    },
+    run: (s, o) => s.keys.create({ user_id: o['user-id'], tier: o.tier, label: o.label }),
+  },
+};
+
+function summarize(r: { exchange: string; symbol: string; rows: number; from: number | null; to: number | null }) {
+  const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+  return { exchange: r.exchange, symbol: r.symbol, rows: r.rows, from: iso(r.from), to: iso(r.to) };
+}
+
+function help(cmd?: Command): string {
+  if (cmd) {
+    const opts = Object.entries(cmd.options).map(
+      ([k, v]) => `  --${k.padEnd(10)} ${v.help}${v.required ? ' (required)' : ''}`,
+    );
+    return [`usage: ${cmd.usage}`, '', cmd.summary, ...(opts.length ? ['', 'options:', ...opts] : [])].join('\n');
+  }
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
+  return [
+    'usage: mds <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'Storage: DATABASE_URL (PostgreSQL) or embedded PGlite in DATA_DIR (default ./data).',
+    'Every command accepts --help.',
+  ].join('\n');
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  const name = [words.slice(0, 2).join(' '), words[0]].find((n) => n !== undefined && COMMANDS[n]);
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (!name) {
+    if (wantsHelp || argv.length === 0) {
+      process.stdout.write(help() + '\n');
+      return argv.length === 0 ? 1 : 0;
+    }
+    process.stderr.write(`mds: unknown command "${argv.join(' ')}" (try mds --help)\n`);
+    return 2;
+  }
+  const cmd = COMMANDS[name];
+  if (wantsHelp) {
+    process.stdout.write(help(cmd) + '\n');
+    return 0;
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const parsed = parseArgs({
+      args: argv.slice(name.split(' ').length),
+      options: Object.fromEntries(Object.entries(cmd.options).map(([k, v]) => [k, { type: v.type }])),
+      allowPositionals: false,
+      strict: true,
+    });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+    const missing = Object.entries(cmd.options).find(([k, v]) => v.required && !values[k]);
+    if (missing) throw new Error(`--${missing[0]} is required`);
+  } catch (err) {
+    process.stderr.write(`mds ${name}: ${(err as Error).message} (usage: ${cmd.usage})\n`);
+    return 2;
+  }
+  let services: Services | undefined;
+  try {
+    services = await openServices(loadConfig(), { migrate: name !== 'migrate' });
+    const out = await cmd.run(services, values);
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    return 0;
+  } catch (err) {
+    process.stderr.write(`mds ${name}: ${(err as Error).message.split('\n')[0]}\n`);
+    return 1;
+  } finally {
+    await services?.close();
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then((code) => process.exit(code));
+}

@@ -1,0 +1,160 @@
+/**
+ * Deterministic synthetic market data for the demo data set. Pure: the value at an instant
+ * depends only on the symbol and that instant, never on when the data was generated, so
+ * seeding again later reproduces every overlapping candle exactly.
+ *
+ * Model: daily log-price anchors follow a seeded random walk from a fixed origin; minutes
+ * within a day are a Brownian bridge between two anchors. The perpetual trades at a basis of
+ * a few basis points over spot. Funding is hourly, a few hundredths of a basis point.
+ */
+import { DAY_MS, MINUTE_MS } from './time';
+
+export interface DemoSymbol {
+  symbol: string;
+  price: number; // typical price at the origin
+  decimals: number; // price tick
+  volume: number; // typical base volume per minute
+  dailyVol: number; // daily log-return standard deviation
+}
+
+export const DEMO_SYMBOLS: readonly DemoSymbol[] = [
+  { symbol: 'BTC-USDT', price: 65_000, decimals: 2, volume: 4, dailyVol: 0.028 },
+  { symbol: 'ETH-USDT', price: 3_200, decimals: 2, volume: 45, dailyVol: 0.035 },
+  { symbol: 'SOL-USDT', price: 150, decimals: 3, volume: 900, dailyVol: 0.05 },
+  { symbol: 'BNB-USDT', price: 580, decimals: 2, volume: 120, dailyVol: 0.03 },
+  { symbol: 'XRP-USDT', price: 0.6, decimals: 5, volume: 150_000, dailyVol: 0.045 },
+];
+
+/** Day index 0 of every walk (2024-01-01T00:00:00Z). */
+const ORIGIN_DAY = Date.UTC(2024, 0, 1) / DAY_MS;
+
+export interface DemoCandle {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** mulberry32: small, fast, good enough for synthetic prices. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function normal(r: () => number): number {
+  const u = 1 - r();
+  const v = r();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+/** Log-price anchors at the start of each day, cached per symbol as the walk is sequential. */
+const anchorCache = new Map<string, number[]>();
+
+function anchor(sym: DemoSymbol, day: number): number {
+  let walk = anchorCache.get(sym.symbol);
+  if (!walk) {
+    walk = [Math.log(sym.price)];
+    anchorCache.set(sym.symbol, walk);
+  }
+  const i = Math.max(0, day - ORIGIN_DAY);
+  while (walk.length <= i) {
+    const k = walk.length;
+    const r = rng(hash(`${sym.symbol}|anchor|${k}`));
+    // Mean-reverting in the log so prices stay realistic for years.
+    const drift = -0.002 * (walk[k - 1] - Math.log(sym.price));
+    walk.push(walk[k - 1] + drift + sym.dailyVol * normal(r));
+  }
+  return walk[i];
+}
+
+/** Perp/spot basis at an instant: ~3 bp, slowly oscillating, with noise. */
+export function demoBasis(sym: DemoSymbol, ms: number): number {
+  const r = rng(hash(`${sym.symbol}|basis|${ms}`));
+  return 0.0003 + 0.00015 * Math.sin((2 * Math.PI * ms) / (3 * DAY_MS)) + 0.00004 * normal(r);
+}
+
+/** The 1,440 spot 1m candles of one UTC day (`dayStartMs` aligned to 00:00). */
+export function demoSpotDay(sym: DemoSymbol, dayStartMs: number): DemoCandle[] {
+  const day = Math.floor(dayStartMs / DAY_MS);
+  const start = anchor(sym, day);
+  const end = anchor(sym, day + 1);
+  const r = rng(hash(`${sym.symbol}|day|${day}`));
+  const n = DAY_MS / MINUTE_MS;
+  const sigma = sym.dailyVol / Math.sqrt(n);
+  const walk = new Float64Array(n + 1);
+  for (let i = 1; i <= n; i++) walk[i] = walk[i - 1] + sigma * normal(r);
+  const out: DemoCandle[] = new Array(n);
+  const round = (p: number) => Number(p.toFixed(sym.decimals));
+  for (let i = 0; i < n; i++) {
+    const logAt = (k: number) => start + walk[k] - (k / n) * (walk[n] - (end - start));
+    const open = round(Math.exp(logAt(i)));
+    const close = round(Math.exp(logAt(i + 1)));
+    const wick = () => Math.abs(normal(r)) * sigma * 0.6;
+    const high = round(Math.max(open, close) * (1 + wick()));
+    const low = round(Math.min(open, close) * (1 - wick()));
+    const volume = Number((sym.volume * Math.exp(0.6 * normal(r))).toFixed(4));
+    out[i] = { time: dayStartMs + i * MINUTE_MS, open, high, low, close, volume };
+  }
+  return out;
+}
+
+/** The perpetual's candles: spot times one plus the basis of that minute. */
+export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[]): DemoCandle[] {
+  const round = (p: number) => Number(p.toFixed(sym.decimals));
+  return spot.map((c) => {
+    const k = 1 + demoBasis(sym, c.time);
+    const open = round(c.open * k);
+    const close = round(c.close * k);
+    return {
+      time: c.time,
+      open,
+      close,
+      high: Math.max(round(c.high * k), open, close),
+      low: Math.min(round(c.low * k), open, close),
+      volume: Number((c.volume * 1.8).toFixed(4)),
+    };
+  });
+}
+
+/** Aggregate consecutive finer candles into buckets of `periodMs` (OHLCV rules). */
+export function aggregate(candles: DemoCandle[], periodMs: number): DemoCandle[] {
+  const out: DemoCandle[] = [];
+  for (const c of candles) {
+    const t = Math.floor(c.time / periodMs) * periodMs;
+    const last = out[out.length - 1];
+    if (last && last.time === t) {
+      last.high = Math.max(last.high, c.high);
+      last.low = Math.min(last.low, c.low);
+      last.close = c.close;
+      last.volume += c.volume;
+    } else {
+      out.push({ ...c, time: t });
+    }
+  }
+  return out;
+}
+
+/** Hourly funding rate at hour `ms`: around 0.001% per hour, tracking the basis. */
+export function demoFundingRate(sym: DemoSymbol, ms: number): number {
+  const r = rng(hash(`${sym.symbol}|funding|${ms}`));
+  const rate = 0.00001 + 0.00002 * Math.sin((2 * Math.PI * ms) / (5 * DAY_MS)) + 0.000006 * normal(r);
+  return Number(rate.toFixed(8));
+}
+

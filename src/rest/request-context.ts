@@ -1,0 +1,39 @@
+/**
+ * Per-request state built in one place: the request id (a UUID, echoed in X-Request-Id and
+ * in every log line of the request) and a child logger carrying it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger';
+
+export interface RequestState {
+  id: string;
+  log: Logger;
+  started: number;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    ctx: RequestState;
+  }
+}
+
+export function requestContext(logger: Logger) {
+  return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
+    const id = randomUUID();
+    req.ctx = { id, log: logger.child({ request_id: id }), started: performance.now() };
+    res.setHeader('X-Request-Id', id);
+    res.on('finish', () => {
+      req.ctx.log.info(
+        {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          duration_ms: Math.round((performance.now() - req.ctx.started) * 10) / 10,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

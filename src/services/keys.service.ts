@@ -1,0 +1,89 @@
+/**
+ * API keys: `qp_` + 32 random bytes (base64url). Only the SHA-256 hex of a key is stored,
+ * beside a hint, the owner, tier, label and lifecycle times; the key itself is shown once.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from '../db/database';
+import { AppError } from '../domain/errors';
+import { formatTimestamp } from '../domain/time';
+import { isTier, type Tier } from './tiers';
+
+export const KEY_PREFIX = 'qp_';
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const MAX_LABEL = 100;
+
+export interface CreateKeyInput {
+  user_id: unknown;
+  tier: unknown;
+  label?: unknown;
+}
+
+export interface CreatedKey {
+  key: string;
+  key_hint: string;
+  user_id: string;
+  tier: Tier;
+  label: string | null;
+  created_at: string;
+}
+
+export interface ListedKey {
+  key_hash: string;
+  key_hint: string;
+  user_id: string;
+  tier: Tier;
+  label: string | null;
+  created_at: string;
+  status: 'active' | 'revoked';
+  revoked_at: string | null;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function validateCreateKey(input: CreateKeyInput): { userId: string; tier: Tier; label: string | null } {
+  if (input.user_id === undefined || input.user_id === null || input.user_id === '') {
+    throw new AppError('MISSING_PARAMETER', 'user_id is required', { parameter: 'user_id' });
+  }
+  if (typeof input.user_id !== 'string' || !UUID_RE.test(input.user_id)) {
+    throw new AppError('INVALID_PARAMETER', 'user_id must be a UUID', { parameter: 'user_id' });
+  }
+  if (input.tier === undefined || input.tier === null || input.tier === '') {
+    throw new AppError('MISSING_PARAMETER', 'tier is required (free, pro or scale)', { parameter: 'tier' });
+  }
+  if (!isTier(input.tier)) {
+    throw new AppError('INVALID_TIER', `tier "${String(input.tier)}" is not one of free, pro, scale`);
+  }
+  let label: string | null = null;
+  if (input.label !== undefined && input.label !== null) {
+    if (typeof input.label !== 'string' || input.label.length > MAX_LABEL) {
+      throw new AppError('INVALID_PARAMETER', `label must be a string of at most ${MAX_LABEL} characters`, {
+        parameter: 'label',
+      });
+    }
+    label = input.label;
+  }
+  return { userId: input.user_id.toLowerCase(), tier: input.tier, label };
+}
+
+export class KeysService {
+  constructor(private readonly db: Database) {}
+
+  async create(input: CreateKeyInput): Promise<CreatedKey> {
+    const { userId, tier, label } = validateCreateKey(input);
+    const secret = randomBytes(32).toString('base64url');
+    const key = KEY_PREFIX + secret;
+    const row = await this.db.prisma.apiKey.create({
+      data: { keyHash: hashKey(key), keyHint: `${KEY_PREFIX}${secret.slice(0, 6)}…`, userId, tier, label },
+    });
+    return {
+      key,
+      key_hint: row.keyHint,
+      user_id: row.userId,
+      tier,
+      label: row.label,
+      created_at: formatTimestamp(row.createdAt.getTime()),
+    };
+  }
+}

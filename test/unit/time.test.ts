@@ -1,0 +1,32 @@
+import { formatTimestamp, parseTimestamp } from '../../src/domain/time';
+
+describe('parseTimestamp', () => {
+  it.each([
+    ['1704067200000', Date.UTC(2024, 0, 1)],
+    ['0', 0],
+    ['2024-01-01', Date.UTC(2024, 0, 1)],
+    ['2024-01-01T00:00:00Z', Date.UTC(2024, 0, 1)],
+    ['2024-01-01T12:34:56.789Z', Date.UTC(2024, 0, 1, 12, 34, 56, 789)],
+    ['2024-01-01T12:34', Date.UTC(2024, 0, 1, 12, 34)],
+    ['2024-01-01T12:34:56', Date.UTC(2024, 0, 1, 12, 34, 56)],
+    ['2024-01-01T02:00:00+02:00', Date.UTC(2024, 0, 1)],
+    ['2023-12-31T19:00:00-05:00', Date.UTC(2024, 0, 1)],
+    ['2024-01-01T00:00:00+0000', Date.UTC(2024, 0, 1)],
+    ['2024-02-29', Date.UTC(2024, 1, 29)],
+  ])('when given %s, then it is %d ms', (input, ms) => {
+    expect(parseTimestamp(input)).toBe(ms);
+  });
+
+  it.each(['', 'yesterday', '2024-02-30', '2023-02-29', '2024-13-01', '2024-01-01T24:00:00Z', '2024-01-01T00:60Z', '1e12', '-5', '2024-1-1', '12345678901234567'])(
+    'when given "%s", then it is invalid (null)',
+    (input) => {
+      expect(parseTimestamp(input)).toBeNull();
+    },
+  );
+});
+
+describe('formatTimestamp', () => {
+  it('renders seconds precision with an explicit +00:00 offset', () => {
+    expect(formatTimestamp(Date.UTC(2024, 0, 1, 4, 5, 6, 789))).toBe('2024-01-01T04:05:06+00:00');
+  });
+});
