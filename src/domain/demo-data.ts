@@ -1,10 +1,9 @@
 /**
- * Deterministic synthetic market data for the demo data set. Pure: the value at an instant
- * depends only on the symbol and that instant, never on when the data was generated, so
- * seeding again later reproduces every overlapping candle exactly.
+ * Deterministic synthetic market data for the demo data set. Pure: a day's candles depend
+ * only on the symbol, the day and the resolution it is generated at, never on the clock.
  *
- * Model: daily log-price anchors follow a seeded random walk from a fixed origin; minutes
- * within a day are a Brownian bridge between two anchors. The perpetual trades at a basis of
+ * Model: daily log-price anchors follow a seeded random walk from a fixed origin; candles
+ * within a day are a Brownian bridge between two anchors (so days always join up). The perpetual trades at a basis of
  * a few basis points over spot. Funding is hourly, a few hundredths of a basis point.
  */
 import { DAY_MS, MINUTE_MS } from './time';
@@ -84,42 +83,52 @@ function anchor(sym: DemoSymbol, day: number): number {
   return walk[i];
 }
 
-/** Perp/spot basis at an instant: ~3 bp, slowly oscillating, with noise. */
-export function demoBasis(sym: DemoSymbol, ms: number): number {
-  const r = rng(hash(`${sym.symbol}|basis|${ms}`));
-  return 0.0003 + 0.00015 * Math.sin((2 * Math.PI * ms) / (3 * DAY_MS)) + 0.00004 * normal(r);
+/** Perp/spot basis: ~3 bp, slowly oscillating over days, with per-candle noise. */
+function basisAt(ms: number, noise: number): number {
+  return 0.0003 + 0.00015 * Math.sin((2 * Math.PI * ms) / (3 * DAY_MS)) + 0.00004 * noise;
 }
 
-/** The 1,440 spot 1m candles of one UTC day (`dayStartMs` aligned to 00:00). */
-export function demoSpotDay(sym: DemoSymbol, dayStartMs: number): DemoCandle[] {
+function roundTo(decimals: number): (p: number) => number {
+  const f = 10 ** decimals;
+  return (p) => Math.round(p * f) / f;
+}
+
+/**
+ * The spot candles of one UTC day (`dayStartMs` at 00:00) at `stepMs` resolution (1m or 1h):
+ * a Brownian bridge between that day's and the next day's anchors, so days join up whatever
+ * resolution each was generated at.
+ */
+export function demoSpotDay(sym: DemoSymbol, dayStartMs: number, stepMs: number = MINUTE_MS): DemoCandle[] {
   const day = Math.floor(dayStartMs / DAY_MS);
   const start = anchor(sym, day);
   const end = anchor(sym, day + 1);
-  const r = rng(hash(`${sym.symbol}|day|${day}`));
-  const n = DAY_MS / MINUTE_MS;
+  const r = rng(hash(`${sym.symbol}|day|${day}|${stepMs}`));
+  const n = DAY_MS / stepMs;
   const sigma = sym.dailyVol / Math.sqrt(n);
   const walk = new Float64Array(n + 1);
   for (let i = 1; i <= n; i++) walk[i] = walk[i - 1] + sigma * normal(r);
+  const slope = (walk[n] - (end - start)) / n;
+  const round = roundTo(sym.decimals);
+  const volume = sym.volume * (stepMs / MINUTE_MS);
   const out: DemoCandle[] = new Array(n);
-  const round = (p: number) => Number(p.toFixed(sym.decimals));
+  let open = round(Math.exp(start));
   for (let i = 0; i < n; i++) {
-    const logAt = (k: number) => start + walk[k] - (k / n) * (walk[n] - (end - start));
-    const open = round(Math.exp(logAt(i)));
-    const close = round(Math.exp(logAt(i + 1)));
-    const wick = () => Math.abs(normal(r)) * sigma * 0.6;
-    const high = round(Math.max(open, close) * (1 + wick()));
-    const low = round(Math.min(open, close) * (1 - wick()));
-    const volume = Number((sym.volume * Math.exp(0.6 * normal(r))).toFixed(4));
-    out[i] = { time: dayStartMs + i * MINUTE_MS, open, high, low, close, volume };
+    const close = round(Math.exp(start + walk[i + 1] - (i + 1) * slope));
+    const high = round(Math.max(open, close) * (1 + r() * sigma * 0.8));
+    const low = round(Math.min(open, close) * (1 - r() * sigma * 0.8));
+    out[i] = { time: dayStartMs + i * stepMs, open, high, low, close, volume: Math.round(volume * Math.exp(0.6 * normal(r)) * 1e4) / 1e4 };
+    open = close;
   }
   return out;
 }
 
-/** The perpetual's candles: spot times one plus the basis of that minute. */
+/** The perpetual's candles for one day of spot candles: spot times one plus the basis. */
 export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[]): DemoCandle[] {
-  const round = (p: number) => Number(p.toFixed(sym.decimals));
+  if (spot.length === 0) return [];
+  const r = rng(hash(`${sym.symbol}|basis|${spot[0].time}`));
+  const round = roundTo(sym.decimals);
   return spot.map((c) => {
-    const k = 1 + demoBasis(sym, c.time);
+    const k = 1 + basisAt(c.time, normal(r));
     const open = round(c.open * k);
     const close = round(c.close * k);
     return {
@@ -128,7 +137,7 @@ export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[]): DemoCandle[] {
       close,
       high: Math.max(round(c.high * k), open, close),
       low: Math.min(round(c.low * k), open, close),
-      volume: Number((c.volume * 1.8).toFixed(4)),
+      volume: Math.round(c.volume * 1.8 * 1e4) / 1e4,
     };
   });
 }

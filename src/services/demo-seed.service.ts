@@ -95,12 +95,14 @@ export class DemoSeedService {
     for (const sym of DEMO_SYMBOLS) {
       const minutes = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
       const hours = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
+      const cutDay = bucketStart(cut, '1d');
       for (let day = bucketStart(hourStart, '1d'); day <= lastMinute; day += DAY_MS) {
-        const spot = demoSpotDay(sym, day);
+        // Days before the cut day are generated hourly; the rest by the minute.
+        const spot = demoSpotDay(sym, day, day < cutDay ? HOUR_MS : MINUTE_MS);
         const perp = demoPerpOf(sym, spot);
         for (const [venue, candles] of [['spot', spot], ['perp', perp]] as const) {
           const old = candles.filter((c) => c.time >= hourStart && c.time < cut);
-          hours[venue].push(...aggregate(old, HOUR_MS));
+          hours[venue].push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
           minutes[venue].push(...candles.filter((c) => c.time >= cut && c.time <= lastMinute));
         }
       }

@@ -13,7 +13,6 @@ export function serviceUrl(name: 'DATABASE_URL' | 'REDIS_URL'): string | undefin
   const url = process.env[name];
   if (!url) {
     if (REQUIRE_SERVICES) throw new Error(`REQUIRE_SERVICES=1 but ${name} is not set`);
-    // eslint-disable-next-line no-console
     console.warn(`[skip] ${name} is unset: tests that need it are skipped`);
   }
   return url || undefined;
