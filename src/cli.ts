@@ -40,11 +40,14 @@ const COMMANDS: Record<string, Command> = {
       const tf = String(o.timeframe);
       if (!isCandleTimeframe(tf)) throw new AppError('INVALID_TIMEFRAME', `timeframe "${tf}" is not one of 1m, 5m, 15m, 1h, 4h, 1d`);
       const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
+      const t0 = performance.now();
       const result = await s.importer.importCandles(market, tf, String(o.file));
+      const t1 = performance.now();
       if (result.from !== null && result.to !== null) {
         await s.compute.afterCandleImport(result.seriesId, tf, result.from, result.to, now());
       }
-      return summarize(result);
+      const t2 = performance.now();
+      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup: Math.round(t2 - t1) } };
     },
   },
   'import funding': {
@@ -57,7 +60,9 @@ const COMMANDS: Record<string, Command> = {
     },
     async run(s, o) {
       const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
-      return summarize(await s.importer.importFunding(market, String(o.file)));
+      const t0 = performance.now();
+      const result = await s.importer.importFunding(market, String(o.file));
+      return { ...summarize(result), duration_ms: { import: Math.round(performance.now() - t0) } };
     },
   },
   'seed-demo': {

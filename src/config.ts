@@ -5,6 +5,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
+import type { Tier } from './domain/tiers';
 
 const bool = (def: boolean) =>
   z
@@ -67,12 +69,10 @@ const schema = z
     if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['TLS_KEY_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
     }
-    if (c.TIER_LIMITS !== undefined) {
-      try {
-        JSON.parse(c.TIER_LIMITS);
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['TIER_LIMITS'], message: 'must be JSON' });
-      }
+    try {
+      resolveTierLimits(c.TIER_LIMITS);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['TIER_LIMITS'], message: (err as Error).message });
     }
   });
 
@@ -90,7 +90,7 @@ export interface Config {
   seedDemo: boolean;
   logLevel: string;
   qualityIntervalMs: number;
-  tierLimitsJson?: string;
+  tierLimits: Record<Tier, TierLimits>;
   metricsToken?: string;
   tls?: { certFile: string; keyFile: string };
   shutdownTimeoutMs: number;
@@ -122,7 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: c.SEED_DEMO,
     logLevel: c.LOG_LEVEL,
     qualityIntervalMs: c.QUALITY_INTERVAL,
-    tierLimitsJson: c.TIER_LIMITS,
+    tierLimits: resolveTierLimits(c.TIER_LIMITS),
     metricsToken: c.METRICS_TOKEN,
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
     shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT,

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database';
 import { AppError } from '../domain/errors';
 import { formatTimestamp } from '../domain/time';
-import { isTier, type Tier } from './tiers';
+import { isTier, type Tier } from '../domain/tiers';
 
 export const KEY_PREFIX = 'qp_';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,85 @@
+/**
+ * Redis quota store (REDIS_URL): one Lua script checks and increments every window of a call
+ * atomically, so quotas hold across any number of gateway instances and concurrent requests.
+ * Commands fail fast while Redis is unreachable (no offline queue): the caller answers 503
+ * rather than serving unmetered, and the client reconnects by itself.
+ */
+import Redis from 'ioredis';
+import { windowOf, type ConsumeResult, type CounterWindow, type QuotaStore } from './quota-store';
+
+// KEYS[i]: counter of window i. ARGV[i]: its limit (-1 = unlimited); ARGV[n+i]: its TTL in ms.
+const CONSUME_LUA = `
+local n = #KEYS
+local counts = {}
+local ok = 1
+for i = 1, n do
+  local c = tonumber(redis.call('GET', KEYS[i]) or '0')
+  counts[i] = c
+  local limit = tonumber(ARGV[i])
+  if limit >= 0 and c >= limit then ok = 0 end
+end
+if ok == 1 then
+  for i = 1, n do
+    counts[i] = redis.call('INCR', KEYS[i])
+    if counts[i] == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[n + i]) end
+  end
+end
+table.insert(counts, 1, ok)
+return counts`;
+
+/** Keep a counter this long after its window ends (clock skew between instances). */
+const TTL_SLACK_MS = 5_000;
+
+type ConsumeCommand = (keys: number, ...args: Array<string | number>) => Promise<number[]>;
+
+export interface RedisQuotaOptions {
+  url: string;
+  /** Key prefix, so several deployments (or test runs) can share one Redis. */
+  prefix?: string;
+  commandTimeoutMs?: number;
+}
+
+export class RedisQuotaStore implements QuotaStore {
+  readonly kind = 'redis';
+  readonly redis: Redis;
+  private readonly prefix: string;
+
+  constructor(opts: RedisQuotaOptions) {
+    this.prefix = opts.prefix ?? 'mds:q:';
+    this.redis = new Redis(opts.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: opts.commandTimeoutMs ?? 1_000,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 100, 1_000),
+      lazyConnect: false,
+    });
+    // Connection errors surface as failed commands (503); do not crash on the event.
+    this.redis.on('error', () => undefined);
+    this.redis.defineCommand('mdsConsume', { lua: CONSUME_LUA });
+  }
+
+  async consume(id: string, windows: readonly CounterWindow[], nowMs: number): Promise<ConsumeResult> {
+    const keys: string[] = [];
+    const limits: number[] = [];
+    const ttls: number[] = [];
+    for (const w of windows) {
+      const { index, endMs } = windowOf(nowMs, w.ms);
+      // {id} is a hash tag: every counter of one caller lives in one cluster slot.
+      keys.push(`${this.prefix}{${id}}:${w.name}:${index}`);
+      limits.push(w.limit ?? -1);
+      ttls.push(endMs - nowMs + TTL_SLACK_MS);
+    }
+    const run = (this.redis as unknown as { mdsConsume: ConsumeCommand }).mdsConsume;
+    const [ok, ...counts] = await run.call(this.redis, keys.length, ...keys, ...limits, ...ttls);
+    return { allowed: ok === 1, counts };
+  }
+
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
