@@ -14,6 +14,11 @@ import { Exchanges } from './services/exchanges';
 import { HealthService } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
+import { AccessService } from './services/access/access.service';
+import { MemoryQuotaStore } from './services/quota/memory.quota-store';
+import type { QuotaStore } from './services/quota/quota-store';
+import { RedisQuotaStore } from './services/quota/redis.quota-store';
+import { TierPolicy } from './services/tier-policy';
 
 export const VERSION: string = (() => {
   for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
@@ -35,6 +40,10 @@ export interface Services {
   seeder: DemoSeedService;
   keys: KeysService;
   health: HealthService;
+  quotaStore: QuotaStore;
+  tiers: TierPolicy;
+  access: AccessService;
+  clock: () => number;
   close(): Promise<void>;
 }
 
@@ -43,6 +52,10 @@ export interface OpenOptions {
   dataDir?: string | 'memory';
   /** Apply pending migrations first (default true). */
   migrate?: boolean;
+  /** Injected clock (tests of daily quotas); default Date.now. */
+  clock?: () => number;
+  /** Redis key prefix of the quota counters (tests isolate runs with it). */
+  quotaPrefix?: string;
 }
 
 export async function openServices(config: Config, opts: OpenOptions = {}): Promise<Services> {
@@ -57,7 +70,18 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     await db.close();
     throw err;
   }
+  const clock = opts.clock ?? Date.now;
   const exchanges = new Exchanges(config.exchanges.perp, config.exchanges.spot);
+  const quotaStore: QuotaStore = config.redisUrl
+    ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
+    : new MemoryQuotaStore(clock);
+  const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
+  const access = new AccessService(db, quotaStore, tiers, config.adminToken, clock);
+  const health = new HealthService(db, VERSION);
+  health.register('rate_limit_store', async () => {
+    await quotaStore.ping();
+    return { kind: quotaStore.kind };
+  });
   return {
     config,
     db,
@@ -65,8 +89,15 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     importer: new ImportService(db, exchanges),
     compute: new ComputeService(db),
     seeder: new DemoSeedService(db, exchanges),
-    keys: new KeysService(db),
-    health: new HealthService(db, VERSION),
-    close: () => db.close(),
+    keys: new KeysService(db, (hash) => access.invalidate(hash)),
+    health,
+    quotaStore,
+    tiers,
+    access,
+    clock,
+    async close() {
+      await quotaStore.close();
+      await db.close();
+    },
   };
 }

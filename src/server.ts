@@ -11,33 +11,51 @@ import { loadConfig, type Config } from './config';
 import { openServices, type OpenOptions, type Services } from './composition';
 import { createLogger, type Logger } from './logger';
 import { createApp } from './rest/app';
+import { createGraphQLHandler } from './graphql/apollo';
+import { createFieldLimiter } from './graphql/field-rate-limit';
+import { buildGraphQLSchema } from './graphql/schema';
+
+/** Owner of the key made at first start, so a fresh install can be queried at once. */
+export const DEMO_USER_ID = '00000000-0000-4000-8000-000000000001';
 
 export interface RunningServer {
   url: string;
+  /** The key created with the demo data at first start (shown once), if any. */
+  demoKey?: string;
   services: Services;
   server: http.Server;
   stop(): Promise<void>;
 }
 
-export async function startServer(
-  config: Config,
-  logger: Logger,
-  opts: OpenOptions & { clock?: () => number } = {},
-): Promise<RunningServer> {
-  const now = opts.clock ?? Date.now;
+export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
   const services = await openServices(config, opts);
+  const now = services.clock;
+  let demoKey: string | undefined;
   try {
     if (config.seedDemo && (await services.seeder.isEmpty())) {
       logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)');
       const started = Date.now();
       const summary = await services.seeder.seed(now());
       logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded');
+      demoKey = (await services.keys.create({ user_id: DEMO_USER_ID, tier: 'pro', label: 'demo key (first start)' })).key;
     }
   } catch (err) {
     await services.close();
     throw err;
   }
-  const app = createApp({ logger, health: services.health });
+  let gql;
+  try {
+    const schema = await buildGraphQLSchema({ keys: services.keys, tiers: services.tiers });
+    gql = await createGraphQLHandler({
+      schema,
+      access: services.access,
+      limitField: createFieldLimiter(services.quotaStore, services.clock),
+    });
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+  const app = createApp({ logger, services, graphql: gql.handler });
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
@@ -58,9 +76,10 @@ export async function startServer(
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
+      await gql.stop();
       await services.close();
     })());
-  return { url, services, server, stop };
+  return { url, demoKey, services, server, stop };
 }
 
 async function main(): Promise<void> {
@@ -81,10 +100,12 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
-  process.stdout.write(
-    `market-data service listening on ${running.url} (${storage}); ` +
-      `make an API key: npx mds keys create --user-id <uuid> --tier pro\n`,
-  );
+  const keyHint = running.demoKey
+    ? `demo data seeded; a pro API key for it (shown once): ${running.demoKey}`
+    : config.databaseUrl
+      ? 'make an API key: npx mds keys create --user-id <uuid> --tier pro'
+      : 'make an API key: stop the server, then npx mds keys create --user-id <uuid> --tier pro (or POST /v1/auth/keys with ADMIN_TOKEN set)';
+  process.stdout.write(`market-data service listening on ${running.url} (${storage}); ${keyHint}\n`);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down');

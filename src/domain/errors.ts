@@ -41,8 +41,10 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly extras: ErrorExtras = {},
+    /** The underlying failure, for the log only (never shown to clients). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 

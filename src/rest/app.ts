@@ -1,22 +1,30 @@
-/** The Express application: middleware order, the /v1 routers, and the error edge. */
-import express, { type Express } from 'express';
+/** The Express application: middleware order, the routers, and the error edge. */
+import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from '../logger';
-import type { HealthService } from '../services/health.service';
+import type { Services } from '../composition';
+import { cors } from './cors';
 import { errorHandler, notFound } from './error-handler';
 import { healthRouter } from './health.route';
+import { keysRouter } from './keys.route';
 import { requestContext } from './request-context';
 
 export interface AppDeps {
   logger: Logger;
-  health: HealthService;
+  services: Services;
+  /** POST/GET /graphql (Apollo), built by graphql/apollo.ts. */
+  graphql: RequestHandler[];
 }
 
-export function createApp(deps: AppDeps): Express {
+export function createApp({ logger, services, graphql }: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestContext(deps.logger));
-  app.use(healthRouter(deps.health));
+  app.set('query parser', 'simple');
+  app.use(requestContext(logger));
+  app.use(cors());
+  app.use(healthRouter(services.health));
+  app.use(keysRouter(services.access, services.keys));
+  app.use('/graphql', ...graphql);
   app.use(notFound());
   app.use(errorHandler());
   return app;

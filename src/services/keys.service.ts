@@ -7,6 +7,7 @@ import type { Database } from '../db/database';
 import { AppError } from '../domain/errors';
 import { formatTimestamp } from '../domain/time';
 import { isTier, type Tier } from '../domain/tiers';
+import type { Principal } from './access/principal';
 
 export const KEY_PREFIX = 'qp_';
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,8 +68,70 @@ export function validateCreateKey(input: CreateKeyInput): { userId: string; tier
   return { userId: input.user_id.toLowerCase(), tier: input.tier, label };
 }
 
+export interface RevokedKey {
+  key_hash: string;
+  status: 'revoked';
+  revoked_at: string;
+}
+
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+function listed(row: {
+  keyHash: string;
+  keyHint: string;
+  userId: string;
+  tier: string;
+  label: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}): ListedKey {
+  return {
+    key_hash: row.keyHash,
+    key_hint: row.keyHint,
+    user_id: row.userId,
+    tier: row.tier as Tier,
+    label: row.label,
+    created_at: formatTimestamp(row.createdAt.getTime()),
+    status: row.revokedAt ? 'revoked' : 'active',
+    revoked_at: row.revokedAt ? formatTimestamp(row.revokedAt.getTime()) : null,
+  };
+}
+
 export class KeysService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    /** Told of every revocation, so this instance forgets the key at once. */
+    private readonly onRevoke: (keyHash: string) => void = () => undefined,
+  ) {}
+
+  /** The caller's user's keys, oldest first. */
+  async list(caller: Principal): Promise<ListedKey[]> {
+    const rows = await this.db.prisma.apiKey.findMany({
+      where: { userId: caller.userId },
+      orderBy: [{ createdAt: 'asc' }, { keyHash: 'asc' }],
+    });
+    return rows.map(listed);
+  }
+
+  /**
+   * Revoke a key of the caller's own user. Another user's key is KEY_NOT_FOUND (no leak);
+   * revoking again returns the same body.
+   */
+  async revoke(caller: Principal, keyHash: string): Promise<RevokedKey> {
+    const hash = keyHash.trim().toLowerCase();
+    const notFound = () => new AppError('KEY_NOT_FOUND', `no key with hash ${keyHash.slice(0, 80)} for this user`);
+    if (!HASH_RE.test(hash)) throw notFound();
+    const row = await this.db.prisma.apiKey.findUnique({ where: { keyHash: hash } });
+    if (!row || row.userId !== caller.userId) throw notFound();
+    let revokedAt = row.revokedAt;
+    if (!revokedAt) {
+      // Conditional, so a concurrent revocation keeps the first time.
+      await this.db.prisma.apiKey.updateMany({ where: { keyHash: hash, revokedAt: null }, data: { revokedAt: new Date() } });
+      revokedAt = (await this.db.prisma.apiKey.findUniqueOrThrow({ where: { keyHash: hash } })).revokedAt!;
+    }
+    this.onRevoke(hash);
+    return { key_hash: hash, status: 'revoked', revoked_at: formatTimestamp(revokedAt.getTime()) };
+  }
 
   async create(input: CreateKeyInput): Promise<CreatedKey> {
     const { userId, tier, label } = validateCreateKey(input);

@@ -1,0 +1,57 @@
+/**
+ * POST /graphql (and GET for the Sandbox landing page). The context factory is the GraphQL
+ * face of the access service: one HTTP request is one request against the key's quota, with
+ * the same rate-limit headers as REST; a refusal before execution keeps its HTTP status.
+ */
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type RequestHandler } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { isAppError } from '../domain/errors';
+import { RateLimitedError, type AccessService } from '../services/access/access.service';
+import { rateLimitHeaders } from '../services/access/rate-limit-headers';
+import type { GqlContext } from './context';
+import { formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
+import type { FieldLimiter } from './field-rate-limit';
+
+export interface GraphQLDeps {
+  schema: GraphQLSchema;
+  access: AccessService;
+  limitField: FieldLimiter;
+}
+
+export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
+  const server = new ApolloServer<GqlContext>({
+    schema: deps.schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: formatGraphQLError,
+    plugins: [
+      // Analysts' Sandbox: the page loads Apollo's assets in the browser; the server needs no internet.
+      ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
+      requestIdPlugin(),
+    ],
+  });
+  await server.start();
+  const middleware = expressMiddleware(server, {
+    context: async ({ req, res }): Promise<GqlContext> => {
+      const requestId = req.ctx.id;
+      try {
+        const { principal, quota } = await deps.access.check(req.header('x-api-key'));
+        res.set(rateLimitHeaders(quota));
+        return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField };
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
+        const headers = err instanceof RateLimitedError ? rateLimitHeaders(err.quota) : {};
+        if (err.extras.retry_after_secs !== undefined) headers['Retry-After'] = String(err.extras.retry_after_secs);
+        throw toHttpGraphQLError(err, requestId, headers);
+      }
+    },
+  });
+  return {
+    handler: [express.json({ limit: '64kb' }), middleware],
+    stop: () => server.stop(),
+  };
+}

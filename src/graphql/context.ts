@@ -1,0 +1,12 @@
+/** Per-request GraphQL state, built in one place (graphql/apollo.ts) for every operation. */
+import type { Logger } from '../logger';
+import type { FieldLimiter } from './field-rate-limit';
+import type { Principal, QuotaStatus } from '../services/access/principal';
+
+export interface GqlContext {
+  requestId: string;
+  log: Logger;
+  principal: Principal;
+  quota: QuotaStatus;
+  limitField: FieldLimiter;
+}

@@ -1,0 +1,30 @@
+/**
+ * The GraphQL schema, built from the resolver classes. Resolver instances are created once
+ * with their services (no per-request container); schema.graphql at the repo root is this
+ * schema printed (`npm run schema`; a test fails when it is stale).
+ */
+import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import type { KeysService } from '../services/keys.service';
+import type { TierPolicy } from '../services/tier-policy';
+import { errorBoundary } from './errors';
+import { AccountResolver } from './resolvers/account.resolver';
+
+export interface SchemaDeps {
+  keys: KeysService;
+  tiers: TierPolicy;
+}
+
+export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchema> {
+  const instances = new Map<unknown, unknown>([[AccountResolver, new AccountResolver(deps.keys, deps.tiers)]]);
+  return buildSchema({
+    resolvers: [AccountResolver],
+    container: { get: (cls: unknown) => instances.get(cls) },
+    globalMiddlewares: [errorBoundary],
+    validate: false,
+  });
+}
+
+export function printSchemaSdl(schema: GraphQLSchema): string {
+  return printSchema(lexicographicSortSchema(schema)) + '\n';
+}

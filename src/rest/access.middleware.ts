@@ -1,0 +1,34 @@
+/**
+ * Express face of the access service: authenticate + admit, set the rate-limit headers
+ * (on success and on 429), and hand the principal to the route.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { isAppError } from '../domain/errors';
+import { RateLimitedError, type Access, type AccessService } from '../services/access/access.service';
+import { rateLimitHeaders } from '../services/access/rate-limit-headers';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    access?: Access;
+  }
+}
+
+export function requireApiKey(access: AccessService) {
+  return async function requireApiKeyMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
+    try {
+      req.access = await access.check(req.header('x-api-key'));
+      res.set(rateLimitHeaders(req.access.quota));
+      next();
+    } catch (err) {
+      if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.quota));
+      if (isAppError(err) && err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
+      next(err);
+    }
+  };
+}
+
+/** The authenticated caller of a route mounted behind requireApiKey. */
+export function principalOf(req: Request) {
+  if (!req.access) throw new Error('route is not behind requireApiKey');
+  return req.access.principal;
+}

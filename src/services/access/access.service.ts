@@ -1,0 +1,165 @@
+/**
+ * The one access path for every /v1 route and every GraphQL operation:
+ * authenticate the API key (401), then admit the request against the key's daily and
+ * per-minute quotas (429), returning the quota status the rate-limit headers report.
+ * Parameter validation and tier rules come after, in the domain services.
+ *
+ * Key lookups are cached for KEY_CACHE_TTL_MS, so at load a key costs at most a couple of
+ * database reads per second per instance, and a revocation is seen by every instance within
+ * that bound.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Database } from '../../db/database';
+import { AppError } from '../../domain/errors';
+import { DAY_MS, MINUTE_MS } from '../../domain/time';
+import type { TierPolicy } from '../tier-policy';
+import { isTier } from '../../domain/tiers';
+import { hashKey, KEY_PREFIX } from '../keys.service';
+import type { QuotaStore } from '../quota/quota-store';
+import type { Principal, QuotaStatus } from './principal';
+
+export const KEY_CACHE_TTL_MS = 500;
+
+/** 429 carrying the quota status, so the refusal still gets its rate-limit headers. */
+export class RateLimitedError extends AppError {
+  constructor(
+    readonly quota: QuotaStatus,
+    message: string,
+    retryAfterSecs: number,
+  ) {
+    super('RATE_LIMIT_EXCEEDED', message, { retry_after_secs: retryAfterSecs });
+  }
+}
+
+export interface Access {
+  principal: Principal;
+  quota: QuotaStatus;
+}
+
+type CacheEntry = { at: number; principal: Principal | null; revoked: boolean };
+
+export class AccessService {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inflight = new Map<string, Promise<CacheEntry>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly quota: QuotaStore,
+    readonly tiers: TierPolicy,
+    private readonly adminToken: string | undefined,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /**
+   * Admin operations (key creation): KEY_CREATION_DISABLED when ADMIN_TOKEN is unset,
+   * 401 when the presented token is missing or wrong (compared in constant time).
+   */
+  authenticateAdmin(token: string | undefined): void {
+    if (!this.adminToken) {
+      throw new AppError('KEY_CREATION_DISABLED', 'key creation is disabled: no admin token is configured on the server');
+    }
+    const a = createHash('sha256').update(token ?? '').digest();
+    const b = createHash('sha256').update(this.adminToken).digest();
+    if (token === undefined || !timingSafeEqual(a, b)) {
+      throw new AppError('UNAUTHORIZED', 'missing or invalid X-Admin-Token header');
+    }
+  }
+
+  /** Authenticate and admit one request. Throws 401, 429 (RateLimitedError) or 503. */
+  async check(apiKey: string | undefined): Promise<Access> {
+    const principal = await this.authenticate(apiKey);
+    return { principal, quota: await this.admit(principal) };
+  }
+
+  async authenticate(apiKey: string | undefined): Promise<Principal> {
+    if (apiKey === undefined || apiKey === '') throw new AppError('UNAUTHORIZED', 'missing X-API-Key header');
+    if (!apiKey.startsWith(KEY_PREFIX) || apiKey.length > 200) throw new AppError('UNAUTHORIZED', 'invalid API key');
+    const entry = await this.lookup(hashKey(apiKey));
+    if (entry.revoked) throw new AppError('UNAUTHORIZED', 'API key revoked');
+    if (!entry.principal) throw new AppError('UNAUTHORIZED', 'invalid API key');
+    return entry.principal;
+  }
+
+  /** Forget a key at once on this instance (others see the change within the TTL). */
+  invalidate(keyHash: string): void {
+    this.cache.delete(keyHash);
+  }
+
+  private async lookup(keyHash: string): Promise<CacheEntry> {
+    const now = this.clock();
+    const hit = this.cache.get(keyHash);
+    if (hit && now - hit.at < KEY_CACHE_TTL_MS) return hit;
+    let pending = this.inflight.get(keyHash);
+    if (!pending) {
+      pending = this.load(keyHash).finally(() => this.inflight.delete(keyHash));
+      this.inflight.set(keyHash, pending);
+    }
+    return pending;
+  }
+
+  private async load(keyHash: string): Promise<CacheEntry> {
+    let row;
+    try {
+      row = await this.db.prisma.apiKey.findUnique({ where: { keyHash } });
+    } catch (err) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'the key store is temporarily unavailable; retry shortly', {}, err);
+    }
+    const entry: CacheEntry = {
+      at: this.clock(),
+      revoked: row?.revokedAt != null,
+      principal:
+        row && isTier(row.tier) ? { keyHash, keyHint: row.keyHint, userId: row.userId, tier: row.tier } : null,
+    };
+    if (this.cache.size > 100_000) this.cache.clear(); // bounded: a flood of random keys cannot grow it
+    this.cache.set(keyHash, entry);
+    return entry;
+  }
+
+  async admit(principal: Principal): Promise<QuotaStatus> {
+    const limits = this.tiers.of(principal.tier);
+    const now = this.clock();
+    let result;
+    try {
+      result = await this.quota.consume(
+        principal.keyHash,
+        [
+          { name: 'day', limit: limits.dailyRequests, ms: DAY_MS },
+          { name: 'minute', limit: limits.minuteRequests, ms: MINUTE_MS },
+        ],
+        now,
+      );
+    } catch (err) {
+      // Never serve unmetered: without the quota store the request is refused.
+      throw new AppError('SERVICE_UNAVAILABLE', 'the rate-limit store is temporarily unavailable; retry shortly', {}, err);
+    }
+    const [dayCount, minuteCount] = result.counts;
+    const status: QuotaStatus = {
+      tier: principal.tier,
+      dayLimit: limits.dailyRequests,
+      dayRemaining: limits.dailyRequests === null ? null : Math.max(0, limits.dailyRequests - dayCount),
+      minuteLimit: limits.minuteRequests,
+      minuteRemaining: Math.max(0, limits.minuteRequests - minuteCount),
+      minuteResetSec: (Math.floor(now / MINUTE_MS) + 1) * (MINUTE_MS / 1000),
+      dayResetSec: (Math.floor(now / DAY_MS) + 1) * (DAY_MS / 1000),
+      nowMs: now,
+    };
+    if (result.allowed) return status;
+
+    const dayOut = limits.dailyRequests !== null && dayCount >= limits.dailyRequests;
+    const minuteOut = minuteCount >= limits.minuteRequests;
+    const untilSec = (resetSec: number) => Math.max(1, Math.ceil(resetSec - now / 1000));
+    // When both are exhausted the later reset is the one that matters.
+    const retry = Math.max(dayOut ? untilSec(status.dayResetSec) : 0, minuteOut ? untilSec(status.minuteResetSec) : 0);
+    const what = [
+      dayOut ? `${limits.dailyRequests!.toLocaleString('en-US')} requests per day` : null,
+      minuteOut ? `${limits.minuteRequests.toLocaleString('en-US')} requests per minute` : null,
+    ]
+      .filter(Boolean)
+      .join(' and ');
+    throw new RateLimitedError(
+      status,
+      `rate limit exceeded: the ${principal.tier} plan allows ${what}; resets in ${retry} s`,
+      retry,
+    );
+  }
+}
