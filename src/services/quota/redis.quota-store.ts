@@ -29,6 +29,8 @@ return counts`;
 
 /** Keep a counter this long after its window ends (clock skew between instances). */
 const TTL_SLACK_MS = 5_000;
+/** How long a request waits for a (re)connecting Redis before it is refused with 503. */
+const READY_WAIT_MS = 500;
 
 type ConsumeCommand = (keys: number, ...args: Array<string | number>) => Promise<number[]>;
 
@@ -43,6 +45,7 @@ export class RedisQuotaStore implements QuotaStore {
   readonly kind = 'redis';
   readonly redis: Redis;
   private readonly prefix: string;
+  private waiting: Promise<void> | undefined;
 
   constructor(opts: RedisQuotaOptions) {
     this.prefix = opts.prefix ?? 'mds:q:';
@@ -59,7 +62,31 @@ export class RedisQuotaStore implements QuotaStore {
     this.redis.defineCommand('mdsConsume', { lua: CONSUME_LUA });
   }
 
+  /**
+   * Without an offline queue a command fails at once unless the connection is ready; wait a
+   * short, bounded time for it (start-up, reconnect) before failing.
+   */
+  private async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    // One shared wait, however many requests are queued behind it.
+    this.waiting ??= new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new Error(`redis not connected (${this.redis.status})`));
+      }, READY_WAIT_MS);
+      this.redis.once('ready', onReady);
+    }).finally(() => {
+      this.waiting = undefined;
+    });
+    return this.waiting;
+  }
+
   async consume(id: string, windows: readonly CounterWindow[], nowMs: number): Promise<ConsumeResult> {
+    await this.ready();
     const keys: string[] = [];
     const limits: number[] = [];
     const ttls: number[] = [];
@@ -76,6 +103,7 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   async ping(): Promise<void> {
+    await this.ready();
     await this.redis.ping();
   }
 

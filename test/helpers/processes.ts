@@ -1,0 +1,106 @@
+/**
+ * Real processes for multi-instance and fault tests: compiled gateway processes
+ * (dist/, built by `npm test` before jest runs) and private Redis servers on spare ports
+ * (never the machine's shared one).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const SERVER_JS = path.join(ROOT, 'dist', 'src', 'server.js');
+
+export interface GatewayProcess {
+  url: string;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+}
+
+/** Start `node dist/src/server.js` with `env`; resolves once it prints its URL. */
+export async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  if (!existsSync(SERVER_JS)) throw new Error(`${SERVER_JS} is missing: run npm run build (npm test does)`);
+  const child = spawn(process.execPath, [SERVER_JS], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
+    child.stdout!.on('data', () => {
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url,
+    output: () => out,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited(child);
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export interface PrivateRedis {
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A redis-server of our own on a spare port, to stop and start at will. */
+export async function privateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const ready = () =>
+    new Promise<void>((resolve, reject) => {
+      const deadline = Date.now() + 10_000;
+      const attempt = () => {
+        const s = net.connect(port, '127.0.0.1', () => {
+          s.end();
+          resolve();
+        });
+        s.on('error', () => (Date.now() > deadline ? reject(new Error('redis did not start')) : setTimeout(attempt, 50)));
+      };
+      attempt();
+    });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
+      await ready();
+    },
+    async stop() {
+      if (!child || child.exitCode !== null) return;
+      const done = exited(child);
+      child.kill('SIGKILL');
+      await done;
+    },
+  };
+}
