@@ -14,6 +14,7 @@ import { Exchanges } from './services/exchanges';
 import { HealthService } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
+import { FeaturesService } from './services/features.service';
 import { AccessService } from './services/access/access.service';
 import { MemoryQuotaStore } from './services/quota/memory.quota-store';
 import type { QuotaStore } from './services/quota/quota-store';
@@ -39,6 +40,7 @@ export interface Services {
   compute: ComputeService;
   seeder: DemoSeedService;
   keys: KeysService;
+  features: FeaturesService;
   health: HealthService;
   quotaStore: QuotaStore;
   tiers: TierPolicy;
@@ -90,6 +92,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     compute: new ComputeService(db),
     seeder: new DemoSeedService(db, exchanges),
     keys: new KeysService(db, (hash) => access.invalidate(hash)),
+    features: new FeaturesService(),
     health,
     quotaStore,
     tiers,

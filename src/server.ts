@@ -45,7 +45,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   }
   let gql;
   try {
-    const schema = await buildGraphQLSchema({ keys: services.keys, tiers: services.tiers });
+    const schema = await buildGraphQLSchema(services);
     gql = await createGraphQLHandler({
       schema,
       access: services.access,

@@ -5,20 +5,26 @@
  */
 import { GraphQLSchema, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import type { FeaturesService } from '../services/features.service';
 import type { KeysService } from '../services/keys.service';
 import type { TierPolicy } from '../services/tier-policy';
 import { errorBoundary } from './errors';
 import { AccountResolver } from './resolvers/account.resolver';
+import { FeatureResolver } from './resolvers/feature.resolver';
 
 export interface SchemaDeps {
   keys: KeysService;
   tiers: TierPolicy;
+  features: FeaturesService;
 }
 
 export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchema> {
-  const instances = new Map<unknown, unknown>([[AccountResolver, new AccountResolver(deps.keys, deps.tiers)]]);
+  const instances = new Map<unknown, unknown>([
+    [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
+    [FeatureResolver, new FeatureResolver(deps.features)],
+  ]);
   return buildSchema({
-    resolvers: [AccountResolver],
+    resolvers: [AccountResolver, FeatureResolver],
     container: { get: (cls: unknown) => instances.get(cls) },
     globalMiddlewares: [errorBoundary],
     validate: false,

@@ -5,6 +5,7 @@ import type { Services } from '../composition';
 import { cors } from './cors';
 import { errorHandler, notFound } from './error-handler';
 import { healthRouter } from './health.route';
+import { featuresRouter } from './features.route';
 import { keysRouter } from './keys.route';
 import { requestContext } from './request-context';
 
@@ -24,6 +25,7 @@ export function createApp({ logger, services, graphql }: AppDeps): Express {
   app.use(cors());
   app.use(healthRouter(services.health));
   app.use(keysRouter(services.access, services.keys));
+  app.use(featuresRouter(services.access, services.features));
   app.use('/graphql', ...graphql);
   app.use(notFound());
   app.use(errorHandler());

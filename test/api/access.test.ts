@@ -257,6 +257,18 @@ describe('access over REST and GraphQL', () => {
     });
   });
 
+  describe('feature catalogue', () => {
+    it('when the catalogue is asked over REST and GraphQL, then both list the same entries', async () => {
+      const key = await srv.key('free');
+      const rest = await json(await srv.rest('/v1/features/available', { key }));
+      const gql = await json(await srv.gql('{ featureCatalogue { name description category } }', undefined, key));
+      expect(rest.features).toHaveLength(20);
+      expect(rest.features[0]).toEqual({ name: 'rsi_9', description: 'RSI with period 9, Wilder smoothing', category: 'momentum' });
+      expect(gql.data.featureCatalogue).toEqual(rest.features);
+      expect((await srv.rest('/v1/features/available')).status).toBe(401);
+    });
+  });
+
   describe('logs', () => {
     it('when keys and admin tokens are used, then none appears in the logs, and every request line has its request id', async () => {
       const key = await srv.key('pro');
