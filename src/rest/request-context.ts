@@ -21,11 +21,20 @@ declare module 'express-serve-static-core' {
 export function requestContext(logger: Logger) {
   return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
     const id = randomUUID();
-    req.ctx = { id, log: logger.child({ request_id: id }), started: performance.now() };
+    let child: Logger | undefined;
+    req.ctx = {
+      id,
+      // A child logger costs more than the rest of the request context: build it on first use.
+      get log() {
+        return (child ??= logger.child({ request_id: id }));
+      },
+      started: performance.now(),
+    };
     res.setHeader('X-Request-Id', id);
     res.on('finish', () => {
-      req.ctx.log.info(
+      logger.info(
         {
+          request_id: id,
           method: req.method,
           path: req.path,
           status: res.statusCode,

@@ -56,6 +56,8 @@ export class RedisQuotaStore implements QuotaStore {
       connectTimeout: 2_000,
       retryStrategy: (times) => Math.min(times * 100, 1_000),
       lazyConnect: false,
+      // Commands issued in the same tick share one write: fewer syscalls under load.
+      enableAutoPipelining: true,
     });
     // Connection errors surface as failed commands (503); do not crash on the event.
     this.redis.on('error', () => undefined);
