@@ -1,5 +1,6 @@
 /** Shared plumbing of the HTTP benchmarks: a fresh database, processes, autocannon runs. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -90,6 +91,6 @@ export async function load(url: string, connections: number, seconds: number, he
 
 /** Resident memory of a process, MB (from /proc). */
 export function rssMb(pid: number): number {
-  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }

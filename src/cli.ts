@@ -118,9 +118,14 @@ export async function runCli(argv: string[]): Promise<number> {
   const name = [words.slice(0, 2).join(' '), words[0]].find((n) => n !== undefined && COMMANDS[n]);
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (!name) {
-    if (wantsHelp || argv.length === 0) {
+    if (wantsHelp) {
       process.stdout.write(help() + '\n');
-      return argv.length === 0 ? 1 : 0;
+      return 0;
+    }
+    if (argv.length === 0) {
+      process.stdout.write(help() + '\n');
+      process.stderr.write('mds: no command given (try mds --help)\n');
+      return 2;
     }
     process.stderr.write(`mds: unknown command "${argv.join(' ')}" (try mds --help)\n`);
     return 2;

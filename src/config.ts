@@ -10,9 +10,11 @@ import type { Tier } from './domain/tiers';
 
 const bool = (def: boolean) =>
   z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
-    .default(def ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' }))
+    .optional()
+    .transform((v) => (v === undefined ? def : v === 'true' || v === '1' || v === 'yes'));
 
 const optionalString = z
   .string()
@@ -39,7 +41,7 @@ const duration = (def: string) =>
 const schema = z
   .object({
     NODE_ENV: z.string().default('development'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).default(3000)),
     HOST: z.string().min(1).default('0.0.0.0'),
     DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
       message: 'must be a postgres:// or postgresql:// URL',

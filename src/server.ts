@@ -37,7 +37,11 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       const started = Date.now();
       const summary = await services.seeder.seed(now());
       logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded');
-      demoKey = (await services.keys.create({ user_id: DEMO_USER_ID, tier: 'pro', label: 'demo key (first start)' })).key;
+      // Embedded mode only: there the CLI cannot reach DATA_DIR while the server runs, so
+      // without this key a fresh install could not be queried. With PostgreSQL, use the CLI.
+      if (!config.databaseUrl) {
+        demoKey = (await services.keys.create({ user_id: DEMO_USER_ID, tier: 'pro', label: 'demo key (first start)' })).key;
+      }
     }
   } catch (err) {
     await services.close();

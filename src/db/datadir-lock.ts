@@ -2,7 +2,7 @@
  * PGlite's files belong to one process. A lock file in DATA_DIR holding the owner's pid keeps
  * a second process (an `mds` command while the server runs) from opening and corrupting them.
  */
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export class DataDirBusyError extends Error {
@@ -22,11 +22,21 @@ function alive(pid: number): boolean {
 export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const file = path.join(dataDir, '.mds.lock');
+  // The pid is written to a private file first and linked into place: the lock appears
+  // atomically with its content, so nobody can read it half-written.
+  const mine = path.join(dataDir, `.mds.lock.${process.pid}`);
+  writeFileSync(mine, String(process.pid));
+  try {
+    return take(file, mine, dataDir);
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+function take(file: string, mine: string, dataDir: string): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(file, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      linkSync(mine, file);
       return () => rmSync(file, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

@@ -7,7 +7,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { MiddlewareFn } from 'type-graphql';
 import { AppError, isAppError } from '../domain/errors';
-import { HTTP_STATUS } from '../rest/envelope';
+import { HTTP_STATUS } from '../transport/http-status';
 import type { GqlContext } from './context';
 
 const MASKED = 'internal error; retry with exponential backoff';

@@ -4,30 +4,10 @@
  */
 import type { Response } from 'express';
 import { AppError, type ErrorCode } from '../domain/errors';
+import { HTTP_STATUS } from '../transport/http-status';
 
-export const HTTP_STATUS: Record<ErrorCode, number> = {
-  INVALID_TIMEFRAME: 400,
-  INVALID_TIMESTAMP: 400,
-  INVALID_TIME_RANGE: 400,
-  INVALID_EXCHANGE: 400,
-  INVALID_PARAMETER: 400,
-  MISSING_PARAMETER: 400,
-  MISSING_FEATURES: 400,
-  UNKNOWN_FEATURES: 400,
-  MISSING_SYMBOLS: 400,
-  KEY_CREATION_DISABLED: 400,
-  INVALID_TIER: 400,
-  INVALID_IMPORT: 400,
-  QUERY_TOO_COMPLEX: 400,
-  UNAUTHORIZED: 401,
-  TIER_LIMIT_EXCEEDED: 403,
-  QUALITY_NOT_FOUND: 404,
-  KEY_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  RATE_LIMIT_EXCEEDED: 429,
-  DATABASE_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};
+export { HTTP_STATUS };
+
 
 export interface Envelope {
   error: ErrorCode;

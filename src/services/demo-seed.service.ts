@@ -113,7 +113,14 @@ export class DemoSeedService {
         const h = gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue];
         await this.db.transaction(async (tx) => {
           const id = await ensureSeries(tx, exchange, sym.symbol);
-          await writeCandles(tx, candleLines(id, '1h', h, sym));
+          // A later re-seed must not import hourly candles over hours already covered by
+          // minutes (their 1h is the rollup of those minutes).
+          const [{ first }] = await tx.query<{ first: Date | null }>(
+            "SELECT min(time) AS first FROM candles WHERE series_id = $1 AND timeframe = '1m'",
+            [id],
+          );
+          const hoursBefore = first ? h.filter((c) => c.time < first.getTime()) : h;
+          await writeCandles(tx, candleLines(id, '1h', hoursBefore, sym));
           await writeCandles(tx, candleLines(id, '1m', m, sym));
           await rollup(tx, { seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
           await rollup(tx, { seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);

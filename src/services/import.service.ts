@@ -87,6 +87,7 @@ async function* csvLines(
     rl.close();
   }
   if (!sawHeader) throw new AppError('INVALID_IMPORT', `${file}:1: empty file (expected header "${header.join(',')}")`);
+  if (track.rows === 0) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: no data rows after the header`);
   if (chunk.length) yield chunk.join('');
 }
 

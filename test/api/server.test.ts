@@ -23,7 +23,10 @@ describe('server on the embedded default', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(await res.json()).toEqual({
       status: 'ok',
-      checks: { database: expect.objectContaining({ status: 'ok', kind: 'pglite' }) },
+      checks: {
+        database: expect.objectContaining({ status: 'ok', kind: 'pglite' }),
+        rate_limit_store: expect.objectContaining({ status: 'ok', kind: 'memory' }),
+      },
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
     });
   });

@@ -142,6 +142,10 @@ describe.each(storageCases())('storage on $name', (kase) => {
     await expect(s.importer.importCandles({ exchange: 'perp', symbol: 'BTC-USDT' }, '1m', csvFile(['']))).rejects.toThrow(
       /empty file/,
     );
+    await expect(s.importer.importCandles({ exchange: 'perp', symbol: 'NEW-USDT' }, '1m', csvFile([H]))).rejects.toThrow(
+      /no data rows/,
+    );
+    expect(await s.db.query("SELECT 1 FROM series WHERE symbol = 'NEW-USDT'")).toHaveLength(0);
   });
 });
 
