@@ -15,6 +15,8 @@ import { HealthService } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
 import { FeaturesService } from './services/features.service';
+import { MarketDataService } from './services/market-data.service';
+import { MarketRepository } from './db/market.repository';
 import { AccessService } from './services/access/access.service';
 import { MemoryQuotaStore } from './services/quota/memory.quota-store';
 import type { QuotaStore } from './services/quota/quota-store';
@@ -41,6 +43,7 @@ export interface Services {
   seeder: DemoSeedService;
   keys: KeysService;
   features: FeaturesService;
+  market: MarketDataService;
   health: HealthService;
   quotaStore: QuotaStore;
   tiers: TierPolicy;
@@ -93,6 +96,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     seeder: new DemoSeedService(db, exchanges),
     keys: new KeysService(db, (hash) => access.invalidate(hash)),
     features: new FeaturesService(),
+    market: new MarketDataService(new MarketRepository(db), exchanges, tiers, clock),
     health,
     quotaStore,
     tiers,

@@ -135,7 +135,8 @@ export class MarketRepository {
 
   /**
    * One value per (time, series) for the first `limit` distinct times at which any of the
-   * series has a value. `source` says where the value lives.
+   * series has a value (null values count as none). `source` says where the value lives;
+   * its names come from the service's fixed table, never from user input.
    */
   async multiAsset(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number) {
     const { table, column, places, float, timeframe } = source;
@@ -144,12 +145,12 @@ export class MarketRepository {
     return this.db.query<{ time: string; series_id: number; value: string | null } & Record<string, unknown>>(
       `WITH times AS (
          SELECT DISTINCT time FROM ${table}
-         WHERE series_id = ANY($1::int[]) ${tfFilter} AND time >= $2 AND time <= $3
+         WHERE series_id = ANY($1::int[]) ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
          ORDER BY time LIMIT $4
        )
        SELECT ${TS('v.time')} AS time, v.series_id, ${value} AS value
        FROM ${table} v JOIN times USING (time)
-       WHERE v.series_id = ANY($1::int[]) ${tfFilter.replace('timeframe', 'v.timeframe')}
+       WHERE v.series_id = ANY($1::int[]) ${tfFilter.replace('timeframe', 'v.timeframe')} AND v.${column} IS NOT NULL
        ORDER BY v.time`,
       [ids, start, end, limit],
     );

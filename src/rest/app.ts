@@ -7,6 +7,8 @@ import { errorHandler, notFound } from './error-handler';
 import { healthRouter } from './health.route';
 import { featuresRouter } from './features.route';
 import { keysRouter } from './keys.route';
+import { marketRouter } from './market.route';
+import compression from 'compression';
 import { requestContext } from './request-context';
 
 export interface AppDeps {
@@ -23,9 +25,12 @@ export function createApp({ logger, services, graphql }: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(logger));
   app.use(cors());
+  // gzip or br for bodies over 1 KB when the client accepts it.
+  app.use(compression({ threshold: 1024 }));
   app.use(healthRouter(services.health));
   app.use(keysRouter(services.access, services.keys));
   app.use(featuresRouter(services.access, services.features));
+  app.use(marketRouter(services.access, services.market));
   app.use('/graphql', ...graphql);
   app.use(notFound());
   app.use(errorHandler());

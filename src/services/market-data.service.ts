@@ -1,0 +1,276 @@
+/**
+ * Candles, funding, multi-asset series and market discovery: the domain behind
+ * /v1/ohlcv, /v1/funding, /v1/multi-asset, /v1/markets and the GraphQL `market`,
+ * `markets` and `multiAsset` fields. Every method takes the caller explicitly, validates
+ * parameters (400) then tier rules (403), and reads through MarketRepository.
+ *
+ * The page methods take a list of queries so one call serves one REST request or a whole
+ * batch of GraphQL fields: queries that share their parameters become one SQL statement.
+ */
+import { FEATURE_CATALOGUE, FUNDING_TIMEFRAME_FEATURES } from '../domain/feature-catalogue';
+import { AppError } from '../domain/errors';
+import * as params from '../domain/query-params';
+import { DEFAULT_OHLCV_LIMIT, MAX_ROWS, type RawParams } from '../domain/query-params';
+import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
+import type { CandleRow, CoverageRow, FundingRow, MarketRepository, MultiAssetSource, SeriesRow } from '../db/market.repository';
+import type { Principal } from './access/principal';
+import type { Exchanges } from './exchanges';
+import { normalizeSymbol } from './market-ref';
+import type { TierPolicy } from './tier-policy';
+
+export interface CandleQuery {
+  exchange: string;
+  symbol: string;
+  timeframe: CandleTimeframe;
+  start: number;
+  end: number;
+  limit: number;
+}
+
+export interface FundingQuery {
+  exchange: string;
+  symbol: string;
+  start: number;
+  end: number;
+  normalized: boolean;
+}
+
+export interface Page<Row> {
+  count: number;
+  next_start: string | null;
+  data: Row[];
+}
+
+export interface MultiAssetQuery {
+  exchange: string;
+  symbols: string[];
+  timeframe: CandleTimeframe;
+  field: string;
+  start: number;
+  end: number;
+}
+
+/** One multi-asset row: time plus symbol -> value (absent when the symbol has none). */
+export interface MultiAssetRow {
+  time: string;
+  values: Array<[symbol: string, value: string]>;
+}
+
+export interface MarketSummary {
+  exchange: string;
+  symbol: string;
+  coverage: Array<{ timeframe: string; first: string | null; last: string | null }>;
+}
+
+const CANDLE_FIELDS = new Set(['open', 'high', 'low', 'close', 'volume']);
+const FEATURE_NAMES = new Set(FEATURE_CATALOGUE.map((f) => f.name));
+
+export class MarketDataService {
+  /** exchange|symbol -> series id. Series are never deleted, so hits never go stale. */
+  private readonly seriesCache = new Map<string, number>();
+
+  constructor(
+    private readonly repo: MarketRepository,
+    private readonly exchanges: Exchanges,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  // ---- validation: one place for both transports ------------------------------------------
+
+  candleQuery(caller: Principal, raw: RawParams): CandleQuery {
+    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
+    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
+    const timeframe = params.timeframe(raw);
+    const { start, end } = params.timeRange(raw, this.clock());
+    const limit = params.limit(raw, DEFAULT_OHLCV_LIMIT, MAX_ROWS);
+    this.tiers.requireTimeframe(caller.tier, timeframe);
+    this.tiers.requireWindow(caller.tier, start, end);
+    return { exchange, symbol, timeframe, start, end, limit };
+  }
+
+  fundingQuery(caller: Principal, raw: RawParams): FundingQuery {
+    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
+    const exchange = this.exchanges.requirePerp(params.required(raw, 'exchange'));
+    const { start, end } = params.timeRange(raw, this.clock());
+    const normalized = params.boolean(raw, 'normalized', false);
+    this.tiers.requireWindow(caller.tier, start, end);
+    return { exchange, symbol, start, end, normalized };
+  }
+
+  multiAssetQuery(caller: Principal, raw: RawParams): MultiAssetQuery {
+    const symbols = [...new Set(params.list(raw, 'symbols').map((s) => normalizeSymbol(s, 'symbols')))];
+    if (symbols.length === 0) throw new AppError('MISSING_SYMBOLS', 'symbols must name at least one symbol');
+    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
+    const timeframe = params.timeframe(raw);
+    const field = params.required(raw, 'field');
+    this.sourceOf(field, exchange, timeframe); // validates the field against venue and timeframe
+    const { start, end } = params.timeRange(raw, this.clock());
+    this.tiers.requireSymbolCount(caller.tier, symbols.length);
+    this.tiers.requireTimeframe(caller.tier, timeframe);
+    this.tiers.requireWindow(caller.tier, start, end);
+    return { exchange, symbols, timeframe, field, start, end };
+  }
+
+  private sourceOf(field: string, exchange: string, timeframe: CandleTimeframe): MultiAssetSource {
+    if (CANDLE_FIELDS.has(field)) return { table: 'candles', column: field, places: 6, float: false, timeframe };
+    const hourlyOnly = (what: string) => {
+      if (exchange !== this.exchanges.perp) {
+        throw new AppError('INVALID_EXCHANGE', `${what} exists on the perpetual venue only; use exchange=${this.exchanges.perp}`, {
+          parameter: 'exchange',
+        });
+      }
+      if (timeframe !== '1h') {
+        throw new AppError('INVALID_PARAMETER', `field ${field} is hourly: use timeframe=1h`, { parameter: 'field' });
+      }
+    };
+    if (field === 'funding_rate') {
+      hourlyOnly('funding');
+      return { table: 'funding_rates', column: 'rate', places: 8, float: false, timeframe: null };
+    }
+    if (FUNDING_TIMEFRAME_FEATURES.has(field)) {
+      hourlyOnly(`feature ${field}`);
+      return { table: 'features', column: field, places: 6, float: true, timeframe: 'funding' };
+    }
+    if (FEATURE_NAMES.has(field)) return { table: 'features', column: field, places: 6, float: true, timeframe };
+    throw new AppError(
+      'INVALID_PARAMETER',
+      `field "${field}" is not open, high, low, close, volume, funding_rate or a feature name (GET /v1/features/available)`,
+      { parameter: 'field' },
+    );
+  }
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  /** Series ids for (exchange, symbol) pairs; unknown pairs are absent. One query per miss batch. */
+  private async seriesIds(pairs: ReadonlyArray<{ exchange: string; symbol: string }>): Promise<Map<string, number>> {
+    const key = (e: string, s: string) => `${e}|${s}`;
+    const missing = new Map<string, Set<string>>();
+    for (const p of pairs) {
+      if (!this.seriesCache.has(key(p.exchange, p.symbol))) {
+        let set = missing.get(p.exchange);
+        if (!set) missing.set(p.exchange, (set = new Set()));
+        set.add(p.symbol);
+      }
+    }
+    for (const [exchange, symbols] of missing) {
+      for (const row of await this.repo.seriesIds(exchange, [...symbols])) this.seriesCache.set(key(row.exchange, row.symbol), row.id);
+    }
+    const out = new Map<string, number>();
+    for (const p of pairs) {
+      const id = this.seriesCache.get(key(p.exchange, p.symbol));
+      if (id !== undefined) out.set(key(p.exchange, p.symbol), id);
+    }
+    return out;
+  }
+
+  /** Candle pages, one per query, in order. Only closed candles are served. */
+  async candlePages(queries: readonly CandleQuery[]): Promise<Array<Page<CandleRow>>> {
+    const ids = await this.seriesIds(queries);
+    const now = this.clock();
+    const groups = new Map<string, { q: CandleQuery; end: number; ids: Set<number> }>();
+    for (const q of queries) {
+      const id = ids.get(`${q.exchange}|${q.symbol}`);
+      const end = Math.min(q.end, lastClosedOpen(now, q.timeframe));
+      if (id === undefined || q.start > end) continue;
+      const k = `${q.timeframe}|${q.start}|${end}|${q.limit}`;
+      let g = groups.get(k);
+      if (!g) groups.set(k, (g = { q, end, ids: new Set() }));
+      g.ids.add(id);
+    }
+    const results = new Map<string, CandleRow[]>();
+    for (const [k, g] of groups) {
+      const rows = await this.repo.candles([...g.ids], g.q.timeframe, new Date(g.q.start), new Date(g.end), g.q.limit + 1);
+      for (const [id, list] of rows) results.set(`${k}|${id}`, list);
+    }
+    return queries.map((q) => {
+      const id = ids.get(`${q.exchange}|${q.symbol}`);
+      const end = Math.min(q.end, lastClosedOpen(now, q.timeframe));
+      return page(results.get(`${q.timeframe}|${q.start}|${end}|${q.limit}|${id}`) ?? [], q.limit);
+    });
+  }
+
+  async fundingPages(queries: readonly FundingQuery[]): Promise<Array<Page<FundingRow>>> {
+    const spotPairs = queries.filter((q) => q.normalized).map((q) => ({ exchange: this.exchanges.spot, symbol: q.symbol }));
+    const ids = await this.seriesIds([...queries, ...spotPairs]);
+    const groups = new Map<string, { q: FundingQuery; ids: Map<number, number | null> }>();
+    for (const q of queries) {
+      const id = ids.get(`${q.exchange}|${q.symbol}`);
+      if (id === undefined) continue;
+      const k = `${q.start}|${q.end}|${q.normalized}`;
+      let g = groups.get(k);
+      if (!g) groups.set(k, (g = { q, ids: new Map() }));
+      g.ids.set(id, ids.get(`${this.exchanges.spot}|${q.symbol}`) ?? null);
+    }
+    const results = new Map<string, FundingRow[]>();
+    for (const [k, g] of groups) {
+      const start = new Date(g.q.start);
+      const end = new Date(g.q.end);
+      const rows = g.q.normalized
+        ? await this.repo.fundingNormalized([...g.ids], start, end, MAX_ROWS + 1)
+        : await this.repo.funding([...g.ids.keys()], start, end, MAX_ROWS + 1);
+      for (const [id, list] of rows) results.set(`${k}|${id}`, list);
+    }
+    return queries.map((q) => {
+      const id = ids.get(`${q.exchange}|${q.symbol}`);
+      return page(results.get(`${q.start}|${q.end}|${q.normalized}|${id}`) ?? [], MAX_ROWS);
+    });
+  }
+
+  async multiAsset(q: MultiAssetQuery): Promise<Page<MultiAssetRow>> {
+    const ids = await this.seriesIds(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
+    const symbolOf = new Map<number, string>();
+    for (const s of q.symbols) {
+      const id = ids.get(`${q.exchange}|${s}`);
+      if (id !== undefined) symbolOf.set(id, s);
+    }
+    if (symbolOf.size === 0) return { count: 0, next_start: null, data: [] };
+    const source = this.sourceOf(q.field, q.exchange, q.timeframe);
+    const end = source.table === 'candles' ? Math.min(q.end, lastClosedOpen(this.clock(), q.timeframe)) : q.end;
+    if (q.start > end) return { count: 0, next_start: null, data: [] };
+    const flat = await this.repo.multiAsset([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
+    const order = new Map(q.symbols.map((s, i) => [s, i]));
+    const rows: MultiAssetRow[] = [];
+    for (const r of flat) {
+      let last = rows[rows.length - 1];
+      if (!last || last.time !== r.time) rows.push((last = { time: r.time, values: [] }));
+      last.values.push([symbolOf.get(r.series_id)!, r.value!]);
+    }
+    for (const r of rows) r.values.sort((a, b) => order.get(a[0])! - order.get(b[0])!);
+    return page(rows, MAX_ROWS);
+  }
+
+  /** Every market (optionally of one venue) with the first and last time per timeframe. */
+  async markets(exchange: string | undefined): Promise<MarketSummary[]> {
+    const venue = exchange === undefined ? null : this.exchanges.require(exchange);
+    const series = await this.repo.listSeries(venue);
+    return this.summaries(series);
+  }
+
+  async summaries(series: readonly SeriesRow[]): Promise<MarketSummary[]> {
+    const coverage = series.length ? await this.repo.coverage(series.map((s) => s.id)) : [];
+    const byId = new Map<number, CoverageRow[]>();
+    for (const c of coverage) {
+      if (c.first === null) continue;
+      let l = byId.get(c.series_id);
+      if (!l) byId.set(c.series_id, (l = []));
+      l.push(c);
+    }
+    const order = [...CANDLE_TIMEFRAMES, 'funding'];
+    return series.map((s) => ({
+      exchange: s.exchange,
+      symbol: s.symbol,
+      coverage: (byId.get(s.id) ?? [])
+        .sort((a, b) => order.indexOf(a.timeframe) - order.indexOf(b.timeframe))
+        .map((c) => ({ timeframe: c.timeframe, first: c.first, last: c.last })),
+    }));
+  }
+}
+
+/** Cut a fetched list (limit + 1 rows) to a page with next_start. */
+function page<Row extends { time: string }>(rows: Row[], limit: number): Page<Row> {
+  if (rows.length > limit) {
+    return { count: limit, next_start: rows[limit].time, data: rows.slice(0, limit) };
+  }
+  return { count: rows.length, next_start: null, data: rows };
+}
