@@ -54,6 +54,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       schema,
       access: services.access,
       limitField: createFieldLimiter(services.quotaStore, services.clock),
+      market: services.market,
     });
   } catch (err) {
     await services.close();

@@ -14,11 +14,15 @@ import { rateLimitHeaders } from '../services/access/rate-limit-headers';
 import type { GqlContext } from './context';
 import { formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
+import { createLoaders } from './loaders';
+import { complexityPlugin } from './complexity';
+import type { MarketDataService } from '../services/market-data.service';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
   access: AccessService;
   limitField: FieldLimiter;
+  market: MarketDataService;
 }
 
 export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
@@ -31,6 +35,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       // Analysts' Sandbox: the page loads Apollo's assets in the browser; the server needs no internet.
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestIdPlugin(),
+      complexityPlugin(),
     ],
   });
   await server.start();
@@ -40,7 +45,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       try {
         const { principal, quota } = await deps.access.check(req.header('x-api-key'));
         res.set(rateLimitHeaders(quota));
-        return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField };
+        return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField, loaders: createLoaders(deps.market) };
       } catch (err) {
         if (!isAppError(err)) throw err;
         if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');

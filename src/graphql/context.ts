@@ -1,6 +1,7 @@
 /** Per-request GraphQL state, built in one place (graphql/apollo.ts) for every operation. */
 import type { Logger } from '../logger';
 import type { FieldLimiter } from './field-rate-limit';
+import type { Loaders } from './loaders';
 import type { Principal, QuotaStatus } from '../services/access/principal';
 
 export interface GqlContext {
@@ -9,4 +10,5 @@ export interface GqlContext {
   principal: Principal;
   quota: QuotaStatus;
   limitField: FieldLimiter;
+  loaders: Loaders;
 }

@@ -244,7 +244,28 @@ export class MarketDataService {
   async markets(exchange: string | undefined): Promise<MarketSummary[]> {
     const venue = exchange === undefined ? null : this.exchanges.require(exchange);
     const series = await this.repo.listSeries(venue);
+    for (const row of series) this.seriesCache.set(`${row.exchange}|${row.symbol}`, row.id);
     return this.summaries(series);
+  }
+
+  /** Summaries for named markets, in order; an unknown market has empty coverage. */
+  async summariesOf(refs: ReadonlyArray<{ exchange: string; symbol: string }>): Promise<MarketSummary[]> {
+    const ids = await this.seriesIds(refs);
+    const known: SeriesRow[] = [];
+    for (const r of refs) {
+      const id = ids.get(`${r.exchange}|${r.symbol}`);
+      if (id !== undefined) known.push({ id, exchange: r.exchange, symbol: r.symbol });
+    }
+    const byKey = new Map((await this.summaries(known)).map((s) => [`${s.exchange}|${s.symbol}`, s]));
+    return refs.map((r) => byKey.get(`${r.exchange}|${r.symbol}`) ?? { exchange: r.exchange, symbol: r.symbol, coverage: [] });
+  }
+
+  /** Validate a market named by the caller (GraphQL `market(exchange, symbol)`). */
+  marketRef(raw: RawParams): { exchange: string; symbol: string } {
+    return {
+      symbol: normalizeSymbol(params.required(raw, 'symbol')),
+      exchange: this.exchanges.require(params.required(raw, 'exchange')),
+    };
   }
 
   async summaries(series: readonly SeriesRow[]): Promise<MarketSummary[]> {

@@ -1,0 +1,112 @@
+/**
+ * Depth and cost limits: a document that would do unbounded work is refused before
+ * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus the rows a
+ * data field may return (candles: its limit / 100; funding and multiAsset: a full 10,000
+ * rows / 100), and a field under `markets` counts once per market (estimated).
+ * Introspection (__schema, __type) is bounded by the schema and not counted.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  GraphQLError,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../domain/query-params';
+import type { GqlContext } from './context';
+
+export const MAX_DEPTH = 10;
+export const MAX_COST = 2_000;
+/** How many markets `markets` is assumed to return when costing its fields. */
+export const MARKETS_ESTIMATE = 50;
+
+interface Walk {
+  fragments: Map<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+}
+
+function intArg(field: FieldNode, name: string, w: Walk): number | undefined {
+  const arg = field.arguments?.find((a) => a.name.value === name);
+  if (!arg) return undefined;
+  const v: ValueNode = arg.value;
+  if (v.kind === Kind.INT) return Number(v.value);
+  if (v.kind === Kind.VARIABLE) {
+    const x = w.variables[v.name.value];
+    return typeof x === 'number' ? x : undefined;
+  }
+  return undefined;
+}
+
+function listLength(field: FieldNode, name: string, w: Walk): number {
+  const arg = field.arguments?.find((a) => a.name.value === name);
+  if (!arg) return 0;
+  if (arg.value.kind === Kind.LIST) return arg.value.values.length;
+  if (arg.value.kind === Kind.VARIABLE) {
+    const x = w.variables[arg.value.name.value];
+    return Array.isArray(x) ? x.length : 1;
+  }
+  return 1;
+}
+
+function fieldCost(field: FieldNode, w: Walk): number {
+  const rows = (n: number) => Math.ceil(Math.min(Math.max(n, 1), MAX_ROWS) / 100);
+  switch (field.name.value) {
+    case 'candles':
+      return 1 + rows(intArg(field, 'limit', w) ?? DEFAULT_OHLCV_LIMIT);
+    case 'funding':
+      return 1 + rows(MAX_ROWS);
+    case 'multiAsset':
+      return 1 + rows(MAX_ROWS) + listLength(field, 'symbols', w);
+    default:
+      return 1;
+  }
+}
+
+/** [depth, cost] of a selection set; fragments are expanded (cycles are invalid GraphQL). */
+function measure(set: SelectionSetNode | undefined, w: Walk, seen: Set<string>): [number, number] {
+  if (!set) return [0, 0];
+  let depth = 0;
+  let cost = 0;
+  for (const sel of set.selections) {
+    let d = 0;
+    let c = 0;
+    if (sel.kind === Kind.FIELD) {
+      if (sel.name.value.startsWith('__')) continue;
+      const [cd, cc] = measure(sel.selectionSet, w, seen);
+      d = 1 + cd;
+      c = fieldCost(sel, w) + cc * (sel.name.value === 'markets' ? MARKETS_ESTIMATE : 1);
+    } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+      [d, c] = measure(sel.selectionSet, w, seen);
+    } else {
+      const frag = w.fragments.get(sel.name.value);
+      if (!frag || seen.has(frag.name.value)) continue;
+      [d, c] = measure(frag.selectionSet, w, new Set([...seen, frag.name.value]));
+    }
+    depth = Math.max(depth, d);
+    cost += c;
+  }
+  return [depth, cost];
+}
+
+export function complexityPlugin(): ApolloServerPlugin<GqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, operation, request, contextValue }) {
+          if (!operation) return;
+          const fragments = new Map<string, FragmentDefinitionNode>();
+          for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+          const [depth, cost] = measure(operation.selectionSet, { fragments, variables: request.variables ?? {} }, new Set());
+          if (depth > MAX_DEPTH || cost > MAX_COST) {
+            const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
+            throw new GraphQLError(`query too complex: ${why}; split it into smaller requests`, {
+              extensions: { code: 'QUERY_TOO_COMPLEX', request_id: contextValue.requestId, http: { status: 400 } },
+            });
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Markets for dashboards: `market(exchange, symbol) { coverage candles funding }`,
+ * `markets(exchange)` and `multiAsset`. Each field calls the same MarketDataService method
+ * REST calls (validation, tier rules, values); loaders batch the SQL across markets.
+ */
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import type { MarketDataService } from '../../services/market-data.service';
+import type { GqlContext } from '../context';
+import { RateLimited } from '../field-rate-limit';
+import { CandlePage, Coverage, FundingPage, Market, MultiAssetPage } from '../types/market.types';
+
+/** Per-field limits on the expensive fields, per API key, on every plan. */
+export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
+export const MULTI_ASSET_LIMIT = { max: 120, windowMs: 60_000 };
+
+@Resolver(() => Market)
+export class MarketResolver {
+  constructor(private readonly service: MarketDataService) {}
+
+  @Query(() => Market, { description: 'One market; fields below read its data.' })
+  market(@Arg('exchange') exchange: string, @Arg('symbol') symbol: string): Market {
+    return this.service.marketRef({ exchange, symbol });
+  }
+
+  @Query(() => [Market], { description: 'Every market, optionally of one venue (GET /v1/markets).' })
+  async markets(@Arg('exchange', () => String, { nullable: true }) exchange: string | null, @Ctx() ctx: GqlContext): Promise<Market[]> {
+    const list = await this.service.markets(exchange ?? undefined);
+    for (const m of list) ctx.loaders.coverage.prime({ exchange: m.exchange, symbol: m.symbol }, m);
+    return list.map((m) => ({ exchange: m.exchange, symbol: m.symbol }));
+  }
+
+  @FieldResolver(() => [Coverage], { description: 'First and last time per timeframe (and funding).' })
+  async coverage(@Root() m: Market, @Ctx() ctx: GqlContext): Promise<Coverage[]> {
+    return (await ctx.loaders.coverage.load({ exchange: m.exchange, symbol: m.symbol })).coverage as Coverage[];
+  }
+
+  @FieldResolver(() => CandlePage, { description: 'Candles in [start, end] (GET /v1/ohlcv).' })
+  @RateLimited(ROWS_FIELD_LIMIT)
+  async candles(
+    @Root() m: Market,
+    @Arg('timeframe') timeframe: string,
+    @Arg('start') start: string,
+    @Arg('end', () => String, { nullable: true }) end: string | null,
+    @Arg('limit', () => Int, { nullable: true, description: '1-10,000; default 1,000' }) limit: number | null,
+    @Ctx() ctx: GqlContext,
+  ): Promise<CandlePage> {
+    const q = this.service.candleQuery(ctx.principal, { ...m, timeframe, start, end, limit });
+    const p = await ctx.loaders.candles.load(q);
+    return { count: p.count, nextStart: p.next_start, data: p.data };
+  }
+
+  @FieldResolver(() => FundingPage, { description: 'Hourly funding in [start, end] (GET /v1/funding); perpetual venue.' })
+  @RateLimited(ROWS_FIELD_LIMIT)
+  async funding(
+    @Root() m: Market,
+    @Arg('start') start: string,
+    @Arg('end', () => String, { nullable: true }) end: string | null,
+    @Arg('normalized', () => Boolean, { defaultValue: false }) normalized: boolean,
+    @Ctx() ctx: GqlContext,
+  ): Promise<FundingPage> {
+    const q = this.service.fundingQuery(ctx.principal, { ...m, start, end, normalized });
+    const p = await ctx.loaders.funding.load(q);
+    return {
+      count: p.count,
+      nextStart: p.next_start,
+      data: p.data.map((r) => ({ time: r.time, rate: r.rate, rateNormalized: r.rate_normalized ?? null, premium: r.premium ?? null })),
+    };
+  }
+
+  @Query(() => MultiAssetPage, { description: 'One field across symbols, aligned by time (GET /v1/multi-asset).' })
+  @RateLimited(MULTI_ASSET_LIMIT)
+  async multiAsset(
+    @Arg('exchange') exchange: string,
+    @Arg('symbols', () => [String]) symbols: string[],
+    @Arg('timeframe') timeframe: string,
+    @Arg('field') field: string,
+    @Arg('start') start: string,
+    @Arg('end', () => String, { nullable: true }) end: string | null,
+    @Ctx() ctx: GqlContext,
+  ): Promise<MultiAssetPage> {
+    const q = this.service.multiAssetQuery(ctx.principal, { exchange, symbols, timeframe, field, start, end });
+    const p = await this.service.multiAsset(q);
+    return {
+      symbols: q.symbols,
+      exchange: q.exchange,
+      timeframe: q.timeframe,
+      field: q.field,
+      count: p.count,
+      nextStart: p.next_start,
+      data: p.data.map((r) => ({ time: r.time, values: r.values.map(([symbol, value]) => ({ symbol, value })) })),
+    };
+  }
+}

@@ -1,0 +1,109 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'An OHLCV candle; decimals as strings with 6 places, exactly as REST renders them.' })
+export class Candle {
+  @Field({ description: 'Open time, YYYY-MM-DDTHH:MM:SS+00:00.' })
+  time!: string;
+  @Field()
+  open!: string;
+  @Field()
+  high!: string;
+  @Field()
+  low!: string;
+  @Field()
+  close!: string;
+  @Field()
+  volume!: string;
+}
+
+@ObjectType()
+export class CandlePage {
+  @Field(() => Int)
+  count!: number;
+
+  @Field(() => String, { nullable: true, description: 'Pass as start to fetch the next page; null when none is left.' })
+  nextStart!: string | null;
+
+  @Field(() => [Candle])
+  data!: Candle[];
+}
+
+@ObjectType({ description: 'An hourly funding rate.' })
+export class FundingRow {
+  @Field()
+  time!: string;
+
+  @Field({ description: 'Raw hourly rate, 8 decimals.' })
+  rate!: string;
+
+  @Field(() => String, { nullable: true, description: 'Z-score over 720 hourly rates (normalized: true); null in warm-up.' })
+  rateNormalized!: string | null;
+
+  @Field(() => String, { nullable: true, description: '(perp - spot) / spot on the previous hour closes (normalized: true).' })
+  premium!: string | null;
+}
+
+@ObjectType()
+export class FundingPage {
+  @Field(() => Int)
+  count!: number;
+
+  @Field(() => String, { nullable: true })
+  nextStart!: string | null;
+
+  @Field(() => [FundingRow])
+  data!: FundingRow[];
+}
+
+@ObjectType({ description: 'First and last candle (or funding) time of a market at one timeframe.' })
+export class Coverage {
+  @Field({ description: '1m, 5m, 15m, 1h, 4h, 1d or funding' })
+  timeframe!: string;
+  @Field()
+  first!: string;
+  @Field()
+  last!: string;
+}
+
+@ObjectType({ description: 'A symbol on one venue.' })
+export class Market {
+  @Field()
+  exchange!: string;
+
+  @Field()
+  symbol!: string;
+}
+
+@ObjectType()
+export class SymbolValue {
+  @Field()
+  symbol!: string;
+  @Field()
+  value!: string;
+}
+
+@ObjectType({ description: 'One timestamp across symbols; a symbol without a value at that time is absent.' })
+export class MultiAssetRow {
+  @Field()
+  time!: string;
+  @Field(() => [SymbolValue])
+  values!: SymbolValue[];
+}
+
+@ObjectType()
+export class MultiAssetPage {
+  @Field(() => [String])
+  symbols!: string[];
+  @Field()
+  exchange!: string;
+  @Field()
+  timeframe!: string;
+  @Field()
+  field!: string;
+  @Field(() => Int)
+  count!: number;
+  @Field(() => String, { nullable: true })
+  nextStart!: string | null;
+  @Field(() => [MultiAssetRow])
+  data!: MultiAssetRow[];
+}
