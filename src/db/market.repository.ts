@@ -13,6 +13,17 @@ export const TS = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-
 const DEC = (col: string, places: number) => `round(${col}, ${places})::text`;
 const FLOAT = (col: string, places: number) => `round(${col}::numeric, ${places})::text`;
 
+/** $1 series ids, $2 timeframe, $3 start, $4 end, $5 limit per series. Exported for the benchmark floor. */
+export const CANDLES_SQL = `SELECT s.id AS series_id, ${TS('c.time')} AS time,
+       ${DEC('c.open', 6)} AS open, ${DEC('c.high', 6)} AS high, ${DEC('c.low', 6)} AS low,
+       ${DEC('c.close', 6)} AS close, ${DEC('c.volume', 6)} AS volume
+FROM unnest($1::int[]) AS s(id)
+CROSS JOIN LATERAL (
+  SELECT time, open, high, low, close, volume FROM candles
+  WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
+  ORDER BY time LIMIT $5
+) c`;
+
 export interface CandleRow {
   time: string;
   open: string;
@@ -73,18 +84,7 @@ export class MarketRepository {
 
   /** Up to `limit` candles per series in [start, end], ascending. */
   async candles(ids: readonly number[], timeframe: string, start: Date, end: Date, limit: number) {
-    const rows = await this.db.query<WithSeries<CandleRow>>(
-      `SELECT s.id AS series_id, ${TS('c.time')} AS time,
-              ${DEC('c.open', 6)} AS open, ${DEC('c.high', 6)} AS high, ${DEC('c.low', 6)} AS low,
-              ${DEC('c.close', 6)} AS close, ${DEC('c.volume', 6)} AS volume
-       FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN LATERAL (
-         SELECT time, open, high, low, close, volume FROM candles
-         WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
-         ORDER BY time LIMIT $5
-       ) c`,
-      [ids, timeframe, start, end, limit],
-    );
+    const rows = await this.db.query<WithSeries<CandleRow>>(CANDLES_SQL, [ids, timeframe, start, end, limit]);
     return groupBySeries(rows);
   }
 

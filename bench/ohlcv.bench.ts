@@ -1,0 +1,101 @@
+/**
+ * /v1/ohlcv benchmark (issue: market data), on a PostgreSQL server:
+ *  1. GET /v1/ohlcv limit=10000 (1m) through the whole gateway vs a floor server running the
+ *     same SQL with pg and building the same JSON bytes by hand (bench/floor-server.ts);
+ *     the bytes are checked equal first. p50/p99 of sequential requests, alternating.
+ *  2. The same question through GraphQL (POST /graphql).
+ *  3. limit=100 at 64 connections (autocannon): throughput, p99 and the gateway's RSS.
+ *
+ *   npm run build && node dist/bench/ohlcv.bench.js [--requests 200] [--seconds 10] [--rounds 2]
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config';
+import { openServices } from '../src/composition';
+import { REDIS_URL, ROOT, benchDatabase, load, rssMb, startProcess } from './bench-support';
+import { fetchOnce, sequentialLatency } from './latency';
+
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '200' }, seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' } },
+});
+const N = Number(values.requests);
+
+async function main(): Promise<void> {
+  const db = await benchDatabase();
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'info',
+    TIER_LIMITS: JSON.stringify({ scale: { minuteRequests: 1_000_000_000 } }),
+  };
+  execFileSync(process.execPath, [path.join(ROOT, 'bin', 'mds.js'), 'seed-demo'], { env: { ...process.env, ...env }, stdio: 'ignore' });
+  const services = await openServices(loadConfig(env));
+  const { key } = await services.keys.create({ user_id: '00000000-0000-4000-8000-00000000be0c', tier: 'scale' });
+  const [series] = await services.db.query<{ id: number; first: Date }>(
+    `SELECT s.id, min(c.time) AS first FROM series s JOIN candles c ON c.series_id = s.id AND c.timeframe = '1m'
+     WHERE s.exchange = 'perp' AND s.symbol = 'BTC-USDT' GROUP BY s.id`,
+  );
+  await services.close();
+  const start = series.first.toISOString();
+  const end = new Date(series.first.getTime() + 9_999 * 60_000).toISOString();
+
+  const gateway = await startProcess('src/server.js', env, '/health');
+  const floor = await startProcess('bench/floor-server.js', { DATABASE_URL: db.url }, '/health');
+  const auth = { 'X-API-Key': key };
+  const restUrl = `${gateway.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}&limit=10000`;
+  const floorUrl = `${floor.url}/ohlcv?series=${series.id}&symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}&limit=10000`;
+  const gqlBody = JSON.stringify({
+    query: `{ market(exchange: "perp", symbol: "BTC-USDT") { candles(timeframe: "1m", start: "${start}", end: "${end}", limit: 10000) { count nextStart data { time open high low close volume } } } }`,
+  });
+  try {
+    const a = await fetchOnce({ url: restUrl, headers: auth });
+    const b = await fetchOnce({ url: floorUrl });
+    if (a.body !== b.body) throw new Error('gateway and floor bodies differ');
+    const rows = (JSON.parse(a.body) as { count: number }).count;
+    const g = JSON.parse((await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlBody })).body);
+    if (JSON.stringify(g.data.market.candles.data) !== JSON.stringify(JSON.parse(a.body).data)) throw new Error('GraphQL rows differ from REST');
+    console.log(`rows per response: ${rows}; body ${(a.body.length / 1e6).toFixed(2)} MB; bytes equal to the floor's: yes; GraphQL rows equal: yes`);
+
+    for (let i = 0; i < 20; i++) {
+      await fetchOnce({ url: restUrl, headers: auth });
+      await fetchOnce({ url: floorUrl });
+      await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlBody });
+    }
+    const table: Array<Record<string, string | number>> = [];
+    for (let round = 1; round <= Number(values.rounds); round++) {
+      const f = await sequentialLatency(floorUrl, N);
+      const r = await sequentialLatency(restUrl, N, auth);
+      const q = await sequentialLatency(`${gateway.url}/graphql`, N, auth, gqlBody);
+      table.push({
+        round,
+        'floor p50 ms': f.p50,
+        'REST p50 ms': r.p50,
+        'GraphQL p50 ms': q.p50,
+        'REST/floor': Math.round((r.p50 / f.p50) * 100) / 100,
+        'GraphQL/REST': Math.round((q.p50 / r.p50) * 100) / 100,
+        'floor p99': f.p99,
+        'REST p99': r.p99,
+        'GraphQL p99': q.p99,
+      });
+    }
+    console.log(`10,000-row responses, ${N} sequential requests each`);
+    console.table(table);
+
+    const small = `${gateway.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&limit=100`;
+    const before = rssMb(gateway.pid);
+    const l = await load(small, 64, Number(values.seconds), auth);
+    console.log('limit=100 at 64 connections');
+    console.table([{ 'req/s': l.rps, 'p50 ms': l.p50, 'p99 ms': l.p99, errors: l.errors, non2xx: l.non2xx, 'RSS before MB': before, 'RSS after MB': rssMb(gateway.pid) }]);
+  } finally {
+    await gateway.stop();
+    await floor.stop();
+    await db.drop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
