@@ -46,9 +46,12 @@ async function main(): Promise<void> {
   const auth = { 'X-API-Key': key };
   const restUrl = `${gateway.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}&limit=10000`;
   const floorUrl = `${floor.url}/ohlcv?series=${series.id}&symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}&limit=10000`;
-  const gqlBody = JSON.stringify({
-    query: `{ market(exchange: "perp", symbol: "BTC-USDT") { candles(timeframe: "1m", start: "${start}", end: "${end}", limit: 10000) { count nextStart data { time open high low close volume } } } }`,
-  });
+  const gqlQuery = (shape: string) =>
+    JSON.stringify({
+      query: `{ market(exchange: "perp", symbol: "BTC-USDT") { candles(timeframe: "1m", start: "${start}", end: "${end}", limit: 10000) { count nextStart ${shape} } } }`,
+    });
+  const gqlBody = gqlQuery('data { time open high low close volume }');
+  const gqlColumns = gqlQuery('columns { time open high low close volume }');
   try {
     const a = await fetchOnce({ url: restUrl, headers: auth });
     const b = await fetchOnce({ url: floorUrl });
@@ -58,29 +61,37 @@ async function main(): Promise<void> {
     if (JSON.stringify(g.data.market.candles.data) !== JSON.stringify(JSON.parse(a.body).data)) throw new Error('GraphQL rows differ from REST');
     console.log(`rows per response: ${rows}; body ${(a.body.length / 1e6).toFixed(2)} MB; bytes equal to the floor's: yes; GraphQL rows equal: yes`);
 
+    const cols = JSON.parse((await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlColumns })).body).data.market.candles.columns;
+    if (cols.close.length !== rows || cols.close[17] !== JSON.parse(a.body).data[17].close) throw new Error('GraphQL columns differ from REST');
     for (let i = 0; i < 20; i++) {
       await fetchOnce({ url: restUrl, headers: auth });
       await fetchOnce({ url: floorUrl });
       await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlBody });
+      await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlColumns });
     }
     const table: Array<Record<string, string | number>> = [];
     for (let round = 1; round <= Number(values.rounds); round++) {
       const f = await sequentialLatency(floorUrl, N);
       const r = await sequentialLatency(restUrl, N, auth);
       const q = await sequentialLatency(`${gateway.url}/graphql`, N, auth, gqlBody);
+      const c = await sequentialLatency(`${gateway.url}/graphql`, N, auth, gqlColumns);
+      const x = (a: number, b: number) => Math.round((a / b) * 100) / 100;
       table.push({
         round,
-        'floor p50 ms': f.p50,
-        'REST p50 ms': r.p50,
-        'GraphQL p50 ms': q.p50,
-        'REST/floor': Math.round((r.p50 / f.p50) * 100) / 100,
-        'GraphQL/REST': Math.round((q.p50 / r.p50) * 100) / 100,
+        'floor p50': f.p50,
+        'REST p50': r.p50,
+        'GQL rows p50': q.p50,
+        'GQL columns p50': c.p50,
+        'REST/floor': x(r.p50, f.p50),
+        'rows/REST': x(q.p50, r.p50),
+        'columns/REST': x(c.p50, r.p50),
         'floor p99': f.p99,
         'REST p99': r.p99,
-        'GraphQL p99': q.p99,
+        'rows p99': q.p99,
+        'columns p99': c.p99,
       });
     }
-    console.log(`10,000-row responses, ${N} sequential requests each`);
+    console.log(`10,000-row responses, ${N} sequential requests each (ms)`);
     console.table(table);
 
     const small = `${gateway.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&limit=100`;

@@ -40,7 +40,7 @@ const duration = (def: string) =>
 
 const schema = z
   .object({
-    NODE_ENV: z.string().default('development'),
+    NODE_ENV: z.string().default('production'),
     PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).default(3000)),
     HOST: z.string().min(1).default('0.0.0.0'),
     DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {

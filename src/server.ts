@@ -2,6 +2,7 @@
  * `npm start`: migrate, seed the demo data when the database is empty, listen, and stop
  * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close pools).
  */
+import './production-default';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';

@@ -55,12 +55,18 @@ export interface CoverageRow {
 
 type WithSeries<T> = T & { series_id: number } & Record<string, unknown>;
 
+/** Rows by series, in order. Rows keep their series_id (no per-row copy on the hot path). */
 function groupBySeries<T>(rows: Array<WithSeries<T>>): Map<number, T[]> {
   const out = new Map<number, T[]>();
-  for (const { series_id, ...row } of rows) {
-    let list = out.get(series_id);
-    if (!list) out.set(series_id, (list = []));
-    list.push(row as unknown as T);
+  let lastId = -1;
+  let list: T[] = [];
+  for (const row of rows) {
+    if (row.series_id !== lastId) {
+      lastId = row.series_id;
+      list = out.get(lastId) ?? [];
+      out.set(lastId, list);
+    }
+    list.push(row);
   }
   return out;
 }

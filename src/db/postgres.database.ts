@@ -6,6 +6,7 @@ import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Database, Row, SqlSession } from './database';
+import { mapUnavailable } from './unavailable';
 
 // int8 (counts, epoch milliseconds) as number: every value we select fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -21,7 +22,7 @@ export interface PostgresOptions {
 function sessionOf(client: pg.PoolClient | pg.Pool): SqlSession {
   return {
     async query<R extends Row>(text: string, params: unknown[] = []) {
-      const res = await client.query(text, params);
+      const res = await client.query(text, params).catch(mapUnavailable);
       return res.rows as R[];
     },
     async exec(script) {
@@ -49,7 +50,7 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   const base = sessionOf(pool);
 
   async function session<T>(fn: (s: SqlSession) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
+    const client = await pool.connect().catch(mapUnavailable);
     let broken = false;
     try {
       return await fn(sessionOf(client));

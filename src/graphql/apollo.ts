@@ -4,6 +4,7 @@
  * the same rate-limit headers as REST; a refusal before execution keeps its HTTP status.
  */
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
@@ -36,6 +37,8 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestIdPlugin(),
       complexityPlugin(),
+      // No HTTP caching of GraphQL here; the cache-control plugin would instrument every field.
+      ApolloServerPluginCacheControlDisabled(),
     ],
   });
   await server.start();

@@ -1,19 +1,22 @@
 /**
  * The GraphQL edge of the error family: the same code and extras as the REST envelope, in
  * `extensions` (code, request_id, retry_after_secs, upgrade_url). Unknown errors are logged
- * with the request id and masked as DATABASE_ERROR.
+ * with the request id and masked as DATABASE_ERROR. This lives in Apollo's formatError and a
+ * plugin rather than in a resolver middleware: a global type-graphql middleware would wrap
+ * every scalar of a 10,000-row page in a promise.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import type { MiddlewareFn } from 'type-graphql';
 import { AppError, isAppError } from '../domain/errors';
 import { HTTP_STATUS } from '../transport/http-status';
 import type { GqlContext } from './context';
 
 const MASKED = 'internal error; retry with exponential backoff';
 
-export function appErrorExtensions(err: AppError, requestId: string): Record<string, unknown> {
-  const ext: Record<string, unknown> = { code: err.code, request_id: requestId };
+export function appErrorExtensions(err: AppError, requestId?: string): Record<string, unknown> {
+  const ext: Record<string, unknown> = { code: err.code };
+  if (requestId !== undefined) ext.request_id = requestId;
   if (err.extras.retry_after_secs !== undefined) ext.retry_after_secs = err.extras.retry_after_secs;
   if (err.extras.upgrade_url !== undefined) ext.upgrade_url = err.extras.upgrade_url;
   return ext;
@@ -29,26 +32,22 @@ export function toHttpGraphQLError(err: AppError, requestId: string, headers: Re
   });
 }
 
-/** Global resolver middleware: every error leaving a resolver is an AppError-shaped GraphQLError. */
-export const errorBoundary: MiddlewareFn<GqlContext> = async ({ context }, next) => {
-  try {
-    return await next();
-  } catch (err) {
-    if (isAppError(err)) {
-      if (err.cause) context.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
-      throw new GraphQLError(err.message, { extensions: appErrorExtensions(err, context.requestId) });
-    }
-    if (err instanceof GraphQLError && typeof err.extensions?.code === 'string') throw err;
-    context.log.error({ err }, 'unexpected error in resolver');
-    throw new GraphQLError(MASKED, { extensions: { code: 'DATABASE_ERROR', request_id: context.requestId } });
-  }
-};
+/** True for errors the client is meant to see as they are. */
+function isExpected(original: unknown): boolean {
+  if (isAppError(original)) return true;
+  const code = original instanceof GraphQLError ? original.extensions?.code : undefined;
+  return typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR';
+}
 
-/** Apollo formatError: never a stack trace; anything unclassified is masked. */
-export function formatGraphQLError(formatted: GraphQLFormattedError): GraphQLFormattedError {
+/** Apollo formatError: AppErrors keep their code and extras; never a stack trace; the rest is masked. */
+export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (isAppError(original)) {
+    return { message: original.message, locations: formatted.locations, path: formatted.path, extensions: appErrorExtensions(original) };
+  }
   const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
   if (extensions.code === 'INTERNAL_SERVER_ERROR' || extensions.code === undefined) {
-    return { message: MASKED, path: formatted.path, extensions: { ...extensions, code: 'DATABASE_ERROR' } };
+    return { message: MASKED, path: formatted.path, extensions: { code: 'DATABASE_ERROR' } };
   }
   // Bad argument values are the REST INVALID_PARAMETER; document errors keep Apollo's codes
   // (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED), which have no REST counterpart.
@@ -56,15 +55,24 @@ export function formatGraphQLError(formatted: GraphQLFormattedError): GraphQLFor
   return { ...formatted, extensions };
 }
 
-/** Stamp the request id on every error of a response (parse and validation errors too). */
+/** Log what went wrong with the request id, and stamp that id on every error sent. */
 export function requestIdPlugin(): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart() {
       return {
+        async didEncounterErrors({ contextValue, errors }) {
+          for (const e of errors) {
+            const original = unwrapResolverError(e);
+            if (!isExpected(original)) contextValue.log?.error({ err: original }, 'unexpected error in resolver');
+            else if (isAppError(original) && original.cause) {
+              contextValue.log?.warn({ err: original.cause, code: original.code }, 'dependency failure');
+            }
+          }
+        },
         async willSendResponse({ contextValue, response }) {
           if (response.body.kind !== 'single') return;
           const errors = response.body.singleResult.errors;
-          if (!errors) return;
+          if (!errors || !contextValue.requestId) return;
           response.body.singleResult.errors = errors.map((e) =>
             e.extensions?.request_id ? e : { ...e, extensions: { ...e.extensions, request_id: contextValue.requestId } },
           );

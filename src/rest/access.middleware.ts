@@ -3,7 +3,6 @@
  * (on success and on 429), and hand the principal to the route.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { isAppError } from '../domain/errors';
 import { RateLimitedError, type Access, type AccessService } from '../services/access/access.service';
 import { rateLimitHeaders } from '../services/access/rate-limit-headers';
 
@@ -21,7 +20,6 @@ export function requireApiKey(access: AccessService) {
       next();
     } catch (err) {
       if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.quota));
-      if (isAppError(err) && err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
       next(err);
     }
   };

@@ -23,6 +23,7 @@ export function errorHandler() {
   return function errorHandlerMiddleware(err: unknown, req: Request, res: Response, _next: NextFunction): void {
     const known = toAppError(err);
     if (known) {
+      if (known.cause) req.ctx.log.warn({ err: known.cause, code: known.code }, 'dependency failure');
       sendError(res, known, req.ctx.id);
       return;
     }

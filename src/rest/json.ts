@@ -20,6 +20,11 @@ export function rowJson(row: Record<string, string | null | undefined>, keys: re
   return out + '}';
 }
 
+/** A candle row, keys in the API's order. */
+export function candleJson(r: { time: string; open: string; high: string; low: string; close: string; volume: string }): string {
+  return `{"time":"${r.time}","open":"${r.open}","high":"${r.high}","low":"${r.low}","close":"${r.close}","volume":"${r.volume}"}`;
+}
+
 /** An object whose `data` array is already rendered: `{...head, "data":[rows]}`. */
 export function pageJson(head: Record<string, unknown>, rows: string[]): string {
   const h = JSON.stringify(head);

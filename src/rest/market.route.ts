@@ -3,9 +3,8 @@ import { Router, type Response } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { MarketDataService } from '../services/market-data.service';
 import { principalOf, requireApiKey } from './access.middleware';
-import { pageJson, rowJson } from './json';
+import { candleJson, pageJson, rowJson } from './json';
 
-const CANDLE_KEYS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
 const FUNDING_KEYS = ['time', 'rate', 'rate_normalized', 'premium'] as const;
 
 function sendJson(res: Response, body: string): void {
@@ -23,7 +22,7 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
       res,
       pageJson(
         { symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.next_start },
-        p.data.map((r) => rowJson(r as unknown as Record<string, string>, CANDLE_KEYS)),
+        p.data.map(candleJson),
       ),
     );
   });

@@ -237,6 +237,15 @@ describe.each(storages)('market data on %s', (_name, makeDb) => {
         (d) => d.market.candles.data,
       ],
       [
+        'perp 1h candles as columns',
+        `/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1h&start=${iso(T0 + 10 * HOUR)}&limit=50`,
+        `{ market(exchange: "perp", symbol: "BTC-USDT") { candles(timeframe: "1h", start: "${iso(T0 + 10 * HOUR)}", limit: 50) { columns { time open high low close volume } } } }`,
+        (d) => {
+          const c = d.market.candles.columns;
+          return c.time.map((time: string, i: number) => ({ time, open: c.open[i], high: c.high[i], low: c.low[i], close: c.close[i], volume: c.volume[i] }));
+        },
+      ],
+      [
         'normalized funding',
         `/v1/funding?symbol=BTC-USDT&exchange=perp&start=${iso(T0 + 715 * HOUR)}&end=${iso(T0 + 730 * HOUR)}&normalized=true`,
         `{ market(exchange: "perp", symbol: "BTC-USDT") { funding(start: "${iso(T0 + 715 * HOUR)}", end: "${iso(T0 + 730 * HOUR)}", normalized: true) { count nextStart data { time rate rate_normalized: rateNormalized premium } } } }`,

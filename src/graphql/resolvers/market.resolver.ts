@@ -7,11 +7,26 @@ import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphq
 import type { MarketDataService } from '../../services/market-data.service';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
-import { CandlePage, Coverage, FundingPage, Market, MultiAssetPage } from '../types/market.types';
+import { Candle, CandleColumns, CandlePage, Coverage, FundingPage, Market, MultiAssetPage } from '../types/market.types';
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
 export const MULTI_ASSET_LIMIT = { max: 120, windowMs: 60_000 };
+
+function toColumns(rows: ReadonlyArray<Candle>): CandleColumns {
+  const n = rows.length;
+  const c: CandleColumns = { time: new Array(n), open: new Array(n), high: new Array(n), low: new Array(n), close: new Array(n), volume: new Array(n) };
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    c.time[i] = r.time;
+    c.open[i] = r.open;
+    c.high[i] = r.high;
+    c.low[i] = r.low;
+    c.close[i] = r.close;
+    c.volume[i] = r.volume;
+  }
+  return c;
+}
 
 @Resolver(() => Market)
 export class MarketResolver {
@@ -46,7 +61,15 @@ export class MarketResolver {
   ): Promise<CandlePage> {
     const q = this.service.candleQuery(ctx.principal, { ...m, timeframe, start, end, limit });
     const p = await ctx.loaders.candles.load(q);
-    return { count: p.count, nextStart: p.next_start, data: p.data };
+    return {
+      count: p.count,
+      nextStart: p.next_start,
+      data: p.data,
+      // Built only when selected: a getter on the page.
+      get columns() {
+        return toColumns(p.data);
+      },
+    };
   }
 
   @FieldResolver(() => FundingPage, { description: 'Hourly funding in [start, end] (GET /v1/funding); perpetual venue.' })

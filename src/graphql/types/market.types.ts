@@ -16,6 +16,26 @@ export class Candle {
   volume!: string;
 }
 
+@ObjectType({
+  description:
+    'The same candles column by column: one list per field, index i of every list is one candle. ' +
+    'Cheaper to produce and parse than `data` for large pages (charts, dataframes).',
+})
+export class CandleColumns {
+  @Field(() => [String])
+  time!: string[];
+  @Field(() => [String])
+  open!: string[];
+  @Field(() => [String])
+  high!: string[];
+  @Field(() => [String])
+  low!: string[];
+  @Field(() => [String])
+  close!: string[];
+  @Field(() => [String])
+  volume!: string[];
+}
+
 @ObjectType()
 export class CandlePage {
   @Field(() => Int)
@@ -26,6 +46,9 @@ export class CandlePage {
 
   @Field(() => [Candle])
   data!: Candle[];
+
+  @Field(() => CandleColumns, { description: 'The page as columns (see CandleColumns).' })
+  columns!: CandleColumns;
 }
 
 @ObjectType({ description: 'An hourly funding rate.' })
