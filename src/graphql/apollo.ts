@@ -12,6 +12,7 @@ import type { GraphQLSchema } from 'graphql';
 import { isAppError } from '../domain/errors';
 import { RateLimitedError, type AccessService } from '../services/access/access.service';
 import { rateLimitHeaders } from '../services/access/rate-limit-headers';
+import { setHeaders } from '../transport/set-headers';
 import type { GqlContext } from './context';
 import { formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
@@ -47,7 +48,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       const requestId = req.ctx.id;
       try {
         const { principal, quota } = await deps.access.check(req.header('x-api-key'));
-        res.set(rateLimitHeaders(quota));
+        setHeaders(res, rateLimitHeaders(quota));
         return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField, loaders: createLoaders(deps.market) };
       } catch (err) {
         if (!isAppError(err)) throw err;

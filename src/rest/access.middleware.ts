@@ -5,6 +5,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimitedError, type Access, type AccessService } from '../services/access/access.service';
 import { rateLimitHeaders } from '../services/access/rate-limit-headers';
+import { setHeaders } from '../transport/set-headers';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -16,10 +17,10 @@ export function requireApiKey(access: AccessService) {
   return async function requireApiKeyMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       req.access = await access.check(req.header('x-api-key'));
-      res.set(rateLimitHeaders(req.access.quota));
+      setHeaders(res, rateLimitHeaders(req.access.quota));
       next();
     } catch (err) {
-      if (err instanceof RateLimitedError) res.set(rateLimitHeaders(err.quota));
+      if (err instanceof RateLimitedError) setHeaders(res, rateLimitHeaders(err.quota));
       next(err);
     }
   };

@@ -25,13 +25,15 @@ export function createApp({ logger, services, graphql }: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(logger));
   app.use(cors());
-  // gzip or br for bodies over 1 KB when the client accepts it.
-  app.use(compression({ threshold: 1024 }));
   app.use(healthRouter(services.health));
   app.use(keysRouter(services.access, services.keys));
   app.use(featuresRouter(services.access, services.features));
+  // gzip or br for bodies over 1 KB when the client accepts it, on the routes whose bodies
+  // can be large (elsewhere the middleware's per-response cost buys nothing).
+  const compress = compression({ threshold: 1024 });
+  app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features'], compress);
   app.use(marketRouter(services.access, services.market));
-  app.use('/graphql', ...graphql);
+  app.use('/graphql', compress, ...graphql);
   app.use(notFound());
   app.use(errorHandler());
   return app;

@@ -7,7 +7,7 @@ import { requireApiKey } from './access.middleware';
 export function featuresRouter(access: AccessService, features: FeaturesService): Router {
   const router = Router();
   router.get('/v1/features/available', requireApiKey(access), (_req, res) => {
-    res.json({ features: features.catalogue() });
+    res.type('application/json').send(features.catalogueJson());
   });
   return router;
 }
