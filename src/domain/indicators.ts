@@ -1,0 +1,145 @@
+/**
+ * Technical indicators over a full series, TA-Lib's definitions and seeding (values agree
+ * with TA-Lib to 1e-6; test/unit/indicators.test.ts checks vectors TA-Lib produced).
+ * Every function returns an array aligned with its input; warm-up positions are null.
+ * A value at i depends only on inputs at <= i.
+ */
+
+export type Series = ReadonlyArray<number>;
+export type Out = Array<number | null>;
+
+const empty = (n: number): Out => new Array<number | null>(n).fill(null);
+
+/** Simple moving average; first value at period - 1. */
+export function sma(x: Series, period: number): Out {
+  const out = empty(x.length);
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) {
+    sum += x[i];
+    if (i >= period) sum -= x[i - period];
+    if (i >= period - 1) out[i] = sum / period;
+  }
+  return out;
+}
+
+/**
+ * EMA with TA-Lib seeding: the first value, at `from + period - 1`, is the SMA of the
+ * `period` inputs ending there; then k = 2 / (period + 1).
+ */
+export function ema(x: Series, period: number, from = 0): Out {
+  const out = empty(x.length);
+  const first = from + period - 1;
+  if (first >= x.length) return out;
+  let sum = 0;
+  for (let i = from; i <= first; i++) sum += x[i];
+  let prev = sum / period;
+  out[first] = prev;
+  const k = 2 / (period + 1);
+  for (let i = first + 1; i < x.length; i++) {
+    prev = (x[i] - prev) * k + prev;
+    out[i] = prev;
+  }
+  return out;
+}
+
+/** RSI, Wilder smoothing; first value at index `period`. */
+export function rsi(close: Series, period: number): Out {
+  const out = empty(close.length);
+  if (close.length <= period) return out;
+  let gain = 0;
+  let loss = 0;
+  for (let i = 1; i <= period; i++) {
+    const d = close[i] - close[i - 1];
+    if (d > 0) gain += d;
+    else loss -= d;
+  }
+  gain /= period;
+  loss /= period;
+  const value = () => (gain + loss === 0 ? 0 : (100 * gain) / (gain + loss));
+  out[period] = value();
+  for (let i = period + 1; i < close.length; i++) {
+    const d = close[i] - close[i - 1];
+    gain = (gain * (period - 1) + (d > 0 ? d : 0)) / period;
+    loss = (loss * (period - 1) + (d < 0 ? -d : 0)) / period;
+    out[i] = value();
+  }
+  return out;
+}
+
+export interface Macd {
+  macd: Out;
+  signal: Out;
+  histogram: Out;
+}
+
+/**
+ * MACD as TA-Lib computes it: both EMAs start at slow - 1 (the fast one seeded with the SMA
+ * of its last `fast` inputs there), the signal is an EMA of the MACD line seeded likewise,
+ * and all three outputs start at slow + signal - 2.
+ */
+export function macd(close: Series, fast = 12, slow = 26, signalPeriod = 9): Macd {
+  const n = close.length;
+  const slowEma = ema(close, slow);
+  const fastEma = ema(close, fast, slow - fast);
+  const line = empty(n);
+  for (let i = slow - 1; i < n; i++) line[i] = (fastEma[i] as number) - (slowEma[i] as number);
+  const start = slow - 1;
+  const compact = line.slice(start) as number[];
+  const sig = ema(compact, signalPeriod);
+  const out: Macd = { macd: empty(n), signal: empty(n), histogram: empty(n) };
+  for (let j = signalPeriod - 1; j < compact.length; j++) {
+    const i = j + start;
+    out.macd[i] = compact[j];
+    out.signal[i] = sig[j];
+    out.histogram[i] = compact[j] - (sig[j] as number);
+  }
+  return out;
+}
+
+export interface Bollinger {
+  upper: Out;
+  middle: Out;
+  lower: Out;
+}
+
+/** Bollinger bands on the SMA with population standard deviation. */
+export function bollinger(close: Series, period = 20, k = 2): Bollinger {
+  const n = close.length;
+  const out: Bollinger = { upper: empty(n), middle: empty(n), lower: empty(n) };
+  let sum = 0;
+  let sumSq = 0;
+  for (let i = 0; i < n; i++) {
+    sum += close[i];
+    sumSq += close[i] * close[i];
+    if (i >= period) {
+      sum -= close[i - period];
+      sumSq -= close[i - period] * close[i - period];
+    }
+    if (i >= period - 1) {
+      const mean = sum / period;
+      const variance = Math.max(0, sumSq / period - mean * mean);
+      const sd = Math.sqrt(variance);
+      out.middle[i] = mean;
+      out.upper[i] = mean + k * sd;
+      out.lower[i] = mean - k * sd;
+    }
+  }
+  return out;
+}
+
+/** Average true range, Wilder smoothing; first value at index `period` (SMA of TR 1..period). */
+export function atr(high: Series, low: Series, close: Series, period = 14): Out {
+  const n = close.length;
+  const out = empty(n);
+  if (n <= period) return out;
+  const tr = (i: number) => Math.max(high[i] - low[i], Math.abs(high[i] - close[i - 1]), Math.abs(low[i] - close[i - 1]));
+  let sum = 0;
+  for (let i = 1; i <= period; i++) sum += tr(i);
+  let prev = sum / period;
+  out[period] = prev;
+  for (let i = period + 1; i < n; i++) {
+    prev = (prev * (period - 1) + tr(i)) / period;
+    out[i] = prev;
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+/**
+ * Indicators against vectors TA-Lib itself produced (scripts/talib-reference.js) over 600
+ * bars with a flat stretch, zero-volume bars and a price gap: every value within 1e-6
+ * relative (or 1e-6 absolute near zero), and the same warm-up.
+ */
+import { atr, bollinger, macd, rsi, type Out } from '../../src/domain/indicators';
+import ref from '../fixtures/talib-reference.json';
+
+const close = ref.bars.map((b) => b.close);
+const high = ref.bars.map((b) => b.high);
+const low = ref.bars.map((b) => b.low);
+
+function expectTalib(ours: Out, talib: { begIndex: number; values: number[] }): void {
+  expect(ours.findIndex((v) => v !== null)).toBe(talib.begIndex);
+  expect(ours.length - talib.begIndex).toBe(talib.values.length);
+  talib.values.forEach((t, j) => {
+    const v = ours[talib.begIndex + j] as number;
+    const tol = Math.max(1e-6 * Math.abs(t), 1e-6);
+    if (Math.abs(v - t) > tol) throw new Error(`index ${talib.begIndex + j}: ours ${v}, TA-Lib ${t}`);
+  });
+}
+
+describe('indicators match TA-Lib', () => {
+  it.each([
+    ['rsi_9', 9],
+    ['rsi_14', 14],
+    ['rsi_21', 21],
+  ] as const)('%s (Wilder)', (name, period) => {
+    const r = ref[name];
+    expectTalib(rsi(close, period), { begIndex: r.begIndex, values: r.result.outReal });
+  });
+
+  it('MACD 12/26/9: line, signal and histogram', () => {
+    const m = macd(close);
+    const r = ref.macd;
+    expectTalib(m.macd, { begIndex: r.begIndex, values: r.result.outMACD });
+    expectTalib(m.signal, { begIndex: r.begIndex, values: r.result.outMACDSignal });
+    expectTalib(m.histogram, { begIndex: r.begIndex, values: r.result.outMACDHist });
+  });
+
+  it('Bollinger 20/2 (population std)', () => {
+    const b = bollinger(close);
+    const r = ref.bbands;
+    expectTalib(b.upper, { begIndex: r.begIndex, values: r.result.outRealUpperBand });
+    expectTalib(b.middle, { begIndex: r.begIndex, values: r.result.outRealMiddleBand });
+    expectTalib(b.lower, { begIndex: r.begIndex, values: r.result.outRealLowerBand });
+  });
+
+  it('ATR 14 (Wilder)', () => {
+    expectTalib(atr(high, low, close), { begIndex: ref.atr_14.begIndex, values: ref.atr_14.result.outReal });
+  });
+
+  it('a value at t does not depend on later bars', () => {
+    const full = rsi(close, 14);
+    const prefix = rsi(close.slice(0, 400), 14);
+    expect(prefix).toEqual(full.slice(0, 400));
+    expect(macd(close.slice(0, 400)).signal).toEqual(macd(close).signal.slice(0, 400));
+  });
+});
