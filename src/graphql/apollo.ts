@@ -32,6 +32,9 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     schema: deps.schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // Shutdown belongs to server.ts (drain HTTP, stop Apollo, close pools, exit 0); Apollo's own
+    // handler would re-raise the signal and end the process with 143.
+    stopOnTerminationSignals: false,
     formatError: formatGraphQLError,
     plugins: [
       // Analysts' Sandbox: the page loads Apollo's assets in the browser; the server needs no internet.

@@ -5,6 +5,10 @@ import { ConfigError, loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { startServer, type RunningServer } from '../../src/server';
 import { testConfig } from '../helpers/config';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startGateway } from '../helpers/processes';
 
 describe('server on the embedded default', () => {
   let srv: RunningServer;
@@ -53,6 +57,15 @@ describe('server when the database is gone', () => {
       await srv.stop();
     }
   });
+});
+
+describe('the server process', () => {
+  it('when it gets SIGTERM, then it drains, closes its pools and exits 0', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mds-proc-'));
+    const gw = await startGateway({ DATA_DIR: path.join(dir, 'data') });
+    expect((await fetch(`${gw.url}/health`)).status).toBe(200);
+    expect(await gw.stop()).toBe(0);
+  }, 60_000);
 });
 
 describe('configuration', () => {
