@@ -17,13 +17,13 @@ export default tseslint.config(
     // Imports flow one way: transports -> services/domain -> db. The domain is pure.
     files: ['src/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['../db/*', '../services/*', '../rest/*', '../graphql/*', '../jobs/*', 'pg', '@prisma/*', 'express'] }],
+      'no-restricted-imports': ['error', { patterns: ['**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/jobs/**', 'pg', '@prisma/*', 'express'] }],
     },
   },
   {
     files: ['src/services/**/*.ts', 'src/db/**/*.ts', 'src/jobs/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['../rest/*', '../graphql/*', 'express'] }],
+      'no-restricted-imports': ['error', { patterns: ['**/rest/**', '**/graphql/**', '**/transport/**', 'express'] }],
     },
   },
   {

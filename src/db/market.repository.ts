@@ -55,7 +55,11 @@ export interface CoverageRow {
 
 type WithSeries<T> = T & { series_id: number } & Record<string, unknown>;
 
-/** Rows by series, in order. Rows keep their series_id (no per-row copy on the hot path). */
+/**
+ * Rows by series. Order within a series is the LATERAL subquery's ORDER BY (a nested loop keeps
+ * it); rows of different series may come in any order. Rows keep their series_id (no per-row
+ * copy on the hot path).
+ */
 function groupBySeries<T>(rows: Array<WithSeries<T>>): Map<number, T[]> {
   const out = new Map<number, T[]>();
   let lastId = -1;
@@ -162,20 +166,21 @@ export class MarketRepository {
     );
   }
 
-  /** First and last candle per series and timeframe (index lookups, no scans), and funding. */
-  async coverage(ids: readonly number[]): Promise<CoverageRow[]> {
+  /** First and last closed candle per series and timeframe (index lookups, no scans), and funding. */
+  async coverage(ids: readonly number[], now: Date): Promise<CoverageRow[]> {
     return this.db.query<CoverageRow & Record<string, unknown>>(
       `SELECT s.id AS series_id, tf.timeframe,
               ${TS(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe ORDER BY time LIMIT 1)`)} AS first,
-              ${TS(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe ORDER BY time DESC LIMIT 1)`)} AS last
+              ${TS(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe AND c.time + tf.period <= $2 ORDER BY time DESC LIMIT 1)`)} AS last
        FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN (VALUES ('1m', 1), ('5m', 2), ('15m', 3), ('1h', 4), ('4h', 5), ('1d', 6)) AS tf(timeframe, ord)
+       CROSS JOIN (VALUES ('1m', interval '1 minute'), ('5m', interval '5 minutes'), ('15m', interval '15 minutes'),
+                          ('1h', interval '1 hour'), ('4h', interval '4 hours'), ('1d', interval '1 day')) AS tf(timeframe, period)
        UNION ALL
        SELECT s.id, 'funding',
               ${TS('(SELECT min(time) FROM funding_rates f WHERE f.series_id = s.id)')},
-              ${TS('(SELECT max(time) FROM funding_rates f WHERE f.series_id = s.id)')}
+              ${TS('(SELECT max(time) FROM funding_rates f WHERE f.series_id = s.id AND f.time <= $2)')}
        FROM unnest($1::int[]) AS s(id)`,
-      [ids],
+      [ids, now],
     );
   }
 }

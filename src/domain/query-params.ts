@@ -90,7 +90,8 @@ export function boolean(raw: RawParams, name: string, def: boolean): boolean {
  */
 export function list(raw: RawParams, name: string): string[] {
   const v = raw[name];
-  const items = (Array.isArray(v) ? v.map(String) : v === undefined || v === null ? [] : String(v).split(','))
+  const items = (Array.isArray(v) ? v.map(String) : v === undefined || v === null ? [] : [String(v)])
+    .flatMap((s) => s.split(','))
     .map((s) => s.trim())
     .filter((s) => s !== '');
   return [...new Set(items)];

@@ -1,7 +1,8 @@
 /**
  * Depth and cost limits: a document that would do unbounded work is refused before
  * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus the rows a
- * data field may return (candles: its limit / 100; funding and multiAsset: a full 10,000
+ * data field may return (candles: its limit / 100; funding: the hours of its window / 100;
+ * multiAsset: a full 10,000
  * rows / 100), and a field under `markets` counts once per market (estimated).
  * Introspection (__schema, __type) is bounded by the schema and not counted.
  */
@@ -15,6 +16,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../domain/query-params';
+import { parseTimestamp } from '../domain/time';
 import type { GqlContext } from './context';
 
 export const MAX_DEPTH = 10;
@@ -50,13 +52,33 @@ function listLength(field: FieldNode, name: string, w: Walk): number {
   return 1;
 }
 
+function stringArg(field: FieldNode, name: string, w: Walk): string | undefined {
+  const arg = field.arguments?.find((a) => a.name.value === name);
+  if (!arg) return undefined;
+  if (arg.value.kind === Kind.STRING) return arg.value.value;
+  if (arg.value.kind === Kind.VARIABLE) {
+    const x = w.variables[arg.value.name.value];
+    return typeof x === 'string' ? x : undefined;
+  }
+  return undefined;
+}
+
+/** Hourly rows a funding field can return: the hours between start and end (default now). */
+function hoursIn(field: FieldNode, w: Walk): number | undefined {
+  const start = parseTimestamp(stringArg(field, 'start', w) ?? '');
+  const endText = stringArg(field, 'end', w);
+  const end = endText === undefined ? Date.now() : parseTimestamp(endText);
+  if (start === null || end === null) return undefined;
+  return Math.max(1, Math.floor((end - start) / 3_600_000) + 1);
+}
+
 function fieldCost(field: FieldNode, w: Walk): number {
   const rows = (n: number) => Math.ceil(Math.min(Math.max(n, 1), MAX_ROWS) / 100);
   switch (field.name.value) {
     case 'candles':
       return 1 + rows(intArg(field, 'limit', w) ?? DEFAULT_OHLCV_LIMIT);
     case 'funding':
-      return 1 + rows(MAX_ROWS);
+      return 1 + rows(hoursIn(field, w) ?? MAX_ROWS);
     case 'multiAsset':
       return 1 + rows(MAX_ROWS) + listLength(field, 'symbols', w);
     default:

@@ -10,7 +10,7 @@ export function toAppError(err: unknown): AppError | null {
   if (e && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500) {
     const reason =
       e.type === 'entity.too.large'
-        ? 'request body exceeds 16 KB'
+        ? 'request body is too large'
         : e.type === 'entity.parse.failed'
           ? 'request body is not valid JSON'
           : 'request body could not be read';

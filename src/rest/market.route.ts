@@ -4,6 +4,7 @@ import type { AccessService } from '../services/access/access.service';
 import type { MarketDataService } from '../services/market-data.service';
 import { principalOf, requireApiKey } from './access.middleware';
 import { candleJson, pageJson, rowJson } from './json';
+import { optional } from '../domain/query-params';
 
 const FUNDING_KEYS = ['time', 'rate', 'rate_normalized', 'premium'] as const;
 
@@ -52,8 +53,7 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
   });
 
   router.get('/v1/markets', auth, async (req, res) => {
-    const exchange = typeof req.query.exchange === 'string' && req.query.exchange !== '' ? req.query.exchange : undefined;
-    res.json({ markets: await market.markets(exchange) });
+    res.json({ markets: await market.markets(optional(req.query, 'exchange')) });
   });
 
   return router;

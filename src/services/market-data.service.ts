@@ -226,7 +226,8 @@ export class MarketDataService {
     }
     if (symbolOf.size === 0) return { count: 0, next_start: null, data: [] };
     const source = this.sourceOf(q.field, q.exchange, q.timeframe);
-    const end = source.table === 'candles' ? Math.min(q.end, lastClosedOpen(this.clock(), q.timeframe)) : q.end;
+    // Candle values and the technical features computed on them: closed periods only.
+    const end = source.timeframe === q.timeframe ? Math.min(q.end, lastClosedOpen(this.clock(), q.timeframe)) : q.end;
     if (q.start > end) return { count: 0, next_start: null, data: [] };
     const flat = await this.repo.multiAsset([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
     const order = new Map(q.symbols.map((s, i) => [s, i]));
@@ -269,7 +270,7 @@ export class MarketDataService {
   }
 
   async summaries(series: readonly SeriesRow[]): Promise<MarketSummary[]> {
-    const coverage = series.length ? await this.repo.coverage(series.map((s) => s.id)) : [];
+    const coverage = series.length ? await this.repo.coverage(series.map((s) => s.id), new Date(this.clock())) : [];
     const byId = new Map<number, CoverageRow[]>();
     for (const c of coverage) {
       if (c.first === null) continue;

@@ -143,6 +143,11 @@ describe.each(storages)('market data on %s', (_name, makeDb) => {
       expect(Object.keys(row(4))).toEqual(['time', 'SOL-USDT', 'ETH-USDT']);
     });
 
+    it('when symbols is repeated in the query string, then the lists are joined', async () => {
+      const r = await get(`/v1/multi-asset?symbols=SOL-USDT&symbols=ETH-USDT,SOL-USDT&exchange=spot&timeframe=1m&field=close&start=${T0}&end=${T0}`);
+      expect(r.body.symbols).toEqual(['SOL-USDT', 'ETH-USDT']);
+    });
+
     it('when field=funding_rate on 1h, then rates with 8 decimals; on another timeframe or the spot venue, then 400', async () => {
       const r = await get(`/v1/multi-asset?symbols=BTC-USDT&exchange=perp&timeframe=1h&field=funding_rate&start=${iso(T0)}&end=${iso(T0)}`);
       expect(r.body.data).toEqual([{ time: ts(T0), 'BTC-USDT': rateAt(0).toFixed(8) }]);

@@ -82,6 +82,10 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(name);
   });
 
+  it('when a variable is set but empty, then it counts as unset', () => {
+    expect(loadConfig({ PORT: '', HOST: ' ', SEED_DEMO: '', DATABASE_URL: '' })).toMatchObject({ port: 3000, host: '0.0.0.0', seedDemo: true, databaseUrl: undefined });
+  });
+
   it('when nothing is set, then the embedded defaults apply', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 3000, databaseUrl: undefined, seedDemo: true, exchanges: { perp: 'perp', spot: 'spot' } });

@@ -32,7 +32,7 @@ function toColumns(rows: ReadonlyArray<Candle>): CandleColumns {
 export class MarketResolver {
   constructor(private readonly service: MarketDataService) {}
 
-  @Query(() => Market, { description: 'One market; fields below read its data.' })
+  @Query(() => Market, { nullable: true, description: 'One market; fields below read its data.' })
   market(@Arg('exchange') exchange: string, @Arg('symbol') symbol: string): Market {
     return this.service.marketRef({ exchange, symbol });
   }
@@ -44,12 +44,12 @@ export class MarketResolver {
     return list.map((m) => ({ exchange: m.exchange, symbol: m.symbol }));
   }
 
-  @FieldResolver(() => [Coverage], { description: 'First and last time per timeframe (and funding).' })
+  @FieldResolver(() => [Coverage], { nullable: true, description: 'First and last closed candle time per timeframe (and funding).' })
   async coverage(@Root() m: Market, @Ctx() ctx: GqlContext): Promise<Coverage[]> {
     return (await ctx.loaders.coverage.load({ exchange: m.exchange, symbol: m.symbol })).coverage as Coverage[];
   }
 
-  @FieldResolver(() => CandlePage, { description: 'Candles in [start, end] (GET /v1/ohlcv).' })
+  @FieldResolver(() => CandlePage, { nullable: true, description: 'Candles in [start, end] (GET /v1/ohlcv); null with an error when refused.' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async candles(
     @Root() m: Market,
@@ -72,7 +72,7 @@ export class MarketResolver {
     };
   }
 
-  @FieldResolver(() => FundingPage, { description: 'Hourly funding in [start, end] (GET /v1/funding); perpetual venue.' })
+  @FieldResolver(() => FundingPage, { nullable: true, description: 'Hourly funding in [start, end] (GET /v1/funding); perpetual venue; null with an error when refused.' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async funding(
     @Root() m: Market,
@@ -90,7 +90,7 @@ export class MarketResolver {
     };
   }
 
-  @Query(() => MultiAssetPage, { description: 'One field across symbols, aligned by time (GET /v1/multi-asset).' })
+  @Query(() => MultiAssetPage, { nullable: true, description: 'One field across symbols, aligned by time (GET /v1/multi-asset).' })
   @RateLimited(MULTI_ASSET_LIMIT)
   async multiAsset(
     @Arg('exchange') exchange: string,
