@@ -95,14 +95,14 @@ async function main(): Promise<void> {
         ),
       );
       if (b.out.status !== 0) throw new Error(`mds import failed: ${b.out.stderr}`);
-      const out = JSON.parse(b.out.stdout) as { rows: number; duration_ms: { import: number; rollup: number } };
+      const out = JSON.parse(b.out.stdout) as { rows: number; duration_ms: { import: number; rollup_and_features: number } };
       if (out.rows !== ROWS) throw new Error(`imported ${out.rows} rows, expected ${ROWS}`);
       const rssMb = Number(/RSS_KB=(\d+)/.exec(b.out.stderr)?.[1] ?? NaN) / 1024;
       results.push({
         psql_copy_s: round(a.ms / 1000),
         mds_total_s: round(b.ms / 1000),
         mds_import_s: round(out.duration_ms.import / 1000),
-        mds_rollup_s: round(out.duration_ms.rollup / 1000),
+        mds_rollup_features_s: round(out.duration_ms.rollup_and_features / 1000),
         import_vs_copy: round(out.duration_ms.import / a.ms),
         total_vs_copy: round(b.ms / a.ms),
         peak_rss_mb: Math.round(rssMb),

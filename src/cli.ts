@@ -29,7 +29,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'import candles': {
     usage: 'mds import candles --exchange E --symbol S --timeframe TF --file F.csv',
-    summary: 'import candles from CSV (header time,open,high,low,close,volume), then roll up',
+    summary: 'import candles from CSV (header time,open,high,low,close,volume), then roll up and compute features',
     options: {
       exchange: { type: 'string', required: true, help: 'venue (EXCHANGE_PERP or EXCHANGE_SPOT)' },
       symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
@@ -47,7 +47,7 @@ const COMMANDS: Record<string, Command> = {
         await s.compute.afterCandleImport(result.seriesId, tf, result.from, result.to, now());
       }
       const t2 = performance.now();
-      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup: Math.round(t2 - t1) } };
+      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup_and_features: Math.round(t2 - t1) } };
     },
   },
   'import funding': {
@@ -62,7 +62,9 @@ const COMMANDS: Record<string, Command> = {
       const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
       const t0 = performance.now();
       const result = await s.importer.importFunding(market, String(o.file));
-      return { ...summarize(result), duration_ms: { import: Math.round(performance.now() - t0) } };
+      const t1 = performance.now();
+      await s.compute.afterFundingImport(result.seriesId);
+      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
     },
   },
   'seed-demo': {
@@ -73,7 +75,7 @@ const COMMANDS: Record<string, Command> = {
   },
   compute: {
     usage: 'mds compute',
-    summary: 'recompute everything derived from stored data (rollups)',
+    summary: 'recompute everything derived from stored data (rollups, features)',
     options: {},
     run: (s) => s.compute.computeAll(now()),
   },

@@ -9,6 +9,7 @@ import type { Database } from './db/database';
 import { migrate } from './db/migrator';
 import { openDatabase } from './db/open-database';
 import { ComputeService } from './services/compute.service';
+import { FeatureEngine } from './services/feature-engine.service';
 import { DemoSeedService } from './services/demo-seed.service';
 import { Exchanges } from './services/exchanges';
 import { HealthService } from './services/health.service';
@@ -77,10 +78,13 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   }
   const clock = opts.clock ?? Date.now;
   const exchanges = new Exchanges(config.exchanges.perp, config.exchanges.spot);
+  const featureEngine = new FeatureEngine(db, exchanges);
   const quotaStore: QuotaStore = config.redisUrl
     ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
     : new MemoryQuotaStore(clock);
   const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
+  const marketRepo = new MarketRepository(db);
+  const market = new MarketDataService(marketRepo, exchanges, tiers, clock);
   const access = new AccessService(db, quotaStore, tiers, config.adminToken, clock);
   const health = new HealthService(db, VERSION);
   health.register('rate_limit_store', async () => {
@@ -92,11 +96,11 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     db,
     exchanges,
     importer: new ImportService(db, exchanges),
-    compute: new ComputeService(db),
-    seeder: new DemoSeedService(db, exchanges),
+    compute: new ComputeService(db, featureEngine),
+    seeder: new DemoSeedService(db, exchanges, featureEngine),
     keys: new KeysService(db, (hash) => access.invalidate(hash)),
-    features: new FeaturesService(),
-    market: new MarketDataService(new MarketRepository(db), exchanges, tiers, clock),
+    features: new FeaturesService(marketRepo, market, exchanges, tiers, clock),
+    market,
     health,
     quotaStore,
     tiers,

@@ -56,6 +56,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       access: services.access,
       limitField: createFieldLimiter(services.quotaStore, services.clock),
       market: services.market,
+      features: services.features,
     });
   } catch (err) {
     await services.close();

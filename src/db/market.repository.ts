@@ -40,6 +40,9 @@ export interface FundingRow {
   premium?: string | null;
 }
 
+/** time plus one rendered value (or null) per requested feature. */
+export type FeatureRow = { time: string } & Record<string, string | null>;
+
 export interface SeriesRow {
   id: number;
   exchange: string;
@@ -98,6 +101,25 @@ export class MarketRepository {
     return groupBySeries(rows);
   }
 
+  /**
+   * Up to `limit` feature rows per series in [start, end], one column per requested name.
+   * `names` come from the catalogue (validated by the service), never raw user input.
+   */
+  async features(ids: readonly number[], timeframe: string, names: readonly string[], start: Date, end: Date, limit: number) {
+    const cols = names.map((n) => `${FLOAT(`x.${n}`, 6)} AS ${n}`).join(', ');
+    const rows = await this.db.query<WithSeries<FeatureRow>>(
+      `SELECT s.id AS series_id, ${TS('x.time')} AS time, ${cols}
+       FROM unnest($1::int[]) AS s(id)
+       CROSS JOIN LATERAL (
+         SELECT * FROM features
+         WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
+         ORDER BY time LIMIT $5
+       ) x`,
+      [ids, timeframe, start, end, limit],
+    );
+    return groupBySeries(rows);
+  }
+
   /** Up to `limit` funding rows per perp series in [start, end], ascending. */
   async funding(ids: readonly number[], start: Date, end: Date, limit: number) {
     const rows = await this.db.query<WithSeries<FundingRow>>(
@@ -120,7 +142,7 @@ export class MarketRepository {
   async fundingNormalized(pairs: ReadonlyArray<[number, number | null]>, start: Date, end: Date, limit: number) {
     const rows = await this.db.query<WithSeries<FundingRow>>(
       `SELECT s.perp AS series_id, ${TS('f.time')} AS time, ${DEC('f.rate', 8)} AS rate,
-              CASE WHEN f.n = 720 AND f.sd >= 1e-12 THEN ${DEC('(f.rate - f.mean) / f.sd', 6)} END AS rate_normalized,
+              CASE WHEN f.n = 720 AND f.sd >= 1e-12 THEN ${FLOAT('((f.rate - f.mean) / f.sd)::float8', 6)} END AS rate_normalized,
               ${DEC('(p.close - sp.close) / sp.close', 8)} AS premium
        FROM unnest($1::int[], $2::int[]) AS s(perp, spot)
        CROSS JOIN LATERAL (

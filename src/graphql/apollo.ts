@@ -19,12 +19,14 @@ import type { FieldLimiter } from './field-rate-limit';
 import { createLoaders } from './loaders';
 import { complexityPlugin } from './complexity';
 import type { MarketDataService } from '../services/market-data.service';
+import type { FeaturesService } from '../services/features.service';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
   access: AccessService;
   limitField: FieldLimiter;
   market: MarketDataService;
+  features: FeaturesService;
 }
 
 export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
@@ -52,7 +54,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       try {
         const { principal, quota } = await deps.access.check(req.header('x-api-key'));
         setHeaders(res, rateLimitHeaders(quota));
-        return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField, loaders: createLoaders(deps.market) };
+        return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField, loaders: createLoaders(deps.market, deps.features) };
       } catch (err) {
         if (!isAppError(err)) throw err;
         if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');

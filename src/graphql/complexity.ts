@@ -77,6 +77,8 @@ function fieldCost(field: FieldNode, w: Walk): number {
   switch (field.name.value) {
     case 'candles':
       return 1 + rows(intArg(field, 'limit', w) ?? DEFAULT_OHLCV_LIMIT);
+    case 'features':
+      return 1 + rows(MAX_ROWS);
     case 'funding':
       return 1 + rows(hoursIn(field, w) ?? MAX_ROWS);
     case 'multiAsset':

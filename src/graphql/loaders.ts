@@ -4,7 +4,8 @@
  * markets the document touches.
  */
 import DataLoader from 'dataloader';
-import type { CandleRow, FundingRow } from '../db/market.repository';
+import type { CandleRow, FeatureRow, FundingRow } from '../db/market.repository';
+import type { FeatureQuery, FeaturesService } from '../services/features.service';
 import type {
   CandleQuery,
   FundingQuery,
@@ -17,12 +18,14 @@ export interface Loaders {
   candles: DataLoader<CandleQuery, Page<CandleRow>, string>;
   funding: DataLoader<FundingQuery, Page<FundingRow>, string>;
   coverage: DataLoader<{ exchange: string; symbol: string }, MarketSummary, string>;
+  features: DataLoader<FeatureQuery, Page<FeatureRow>, string>;
 }
 
-export function createLoaders(market: MarketDataService): Loaders {
+export function createLoaders(market: MarketDataService, features: FeaturesService): Loaders {
   return {
     candles: new DataLoader((qs) => market.candlePages(qs), { cacheKeyFn: (q) => JSON.stringify(q) }),
     funding: new DataLoader((qs) => market.fundingPages(qs), { cacheKeyFn: (q) => JSON.stringify(q) }),
     coverage: new DataLoader((refs) => market.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
+    features: new DataLoader((qs) => features.featurePages(qs), { cacheKeyFn: (q) => JSON.stringify(q) }),
   };
 }

@@ -48,7 +48,7 @@ export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchem
   const instances = new Map<unknown, unknown>([
     [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
     [FeatureResolver, new FeatureResolver(deps.features)],
-    [MarketResolver, new MarketResolver(deps.market)],
+    [MarketResolver, new MarketResolver(deps.market, deps.features)],
   ]);
   const schema = await buildSchema({
     resolvers: [AccountResolver, FeatureResolver, MarketResolver],

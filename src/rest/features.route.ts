@@ -1,13 +1,29 @@
-/** /v1/features/*: the catalogue (the feature rows arrive with the features issue). */
+/** /v1/features (wide feature rows) and /v1/features/available (the catalogue). */
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { FeaturesService } from '../services/features.service';
-import { requireApiKey } from './access.middleware';
+import { principalOf, requireApiKey } from './access.middleware';
+import { pageJson, rowJson } from './json';
 
 export function featuresRouter(access: AccessService, features: FeaturesService): Router {
   const router = Router();
-  router.get('/v1/features/available', requireApiKey(access), (_req, res) => {
+  const auth = requireApiKey(access);
+
+  router.get('/v1/features/available', auth, (_req, res) => {
     res.type('application/json').send(features.catalogueJson());
   });
+
+  router.get('/v1/features', auth, async (req, res) => {
+    const q = features.featureQuery(principalOf(req), req.query);
+    const [p] = await features.featurePages([q]);
+    const keys = ['time', ...q.names];
+    res.type('application/json').send(
+      pageJson(
+        { symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, features: q.names, count: p.count, next_start: p.next_start },
+        p.data.map((r) => rowJson(r, keys)),
+      ),
+    );
+  });
+
   return router;
 }

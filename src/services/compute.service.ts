@@ -1,27 +1,48 @@
 /**
- * What runs after data changes: rollups now; feature pre-computation and quality scoring
- * join this pipeline in their own services. One entry point for the CLI, imports and jobs.
+ * What runs after data changes: rollups, then the features of every affected timeframe and
+ * the funding/premium features of the symbol; quality scoring joins here in its own service.
+ * One entry point for the CLI, imports, the demo seed and jobs.
  */
 import type { Database } from '../db/database';
-import { CANDLE_TIMEFRAMES, CandleTimeframe } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
+import type { FeatureEngine } from './feature-engine.service';
 import { rollup } from './rollup.service';
 
 export interface ComputeSummary {
   series: number;
   rollups: number;
+  featureRows: number;
 }
 
 export class ComputeService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly features: FeatureEngine,
+  ) {}
+
+  private async seriesOf(seriesId: number): Promise<{ symbol: string }> {
+    const [s] = await this.db.query<{ symbol: string }>('SELECT symbol FROM series WHERE id = $1', [seriesId]);
+    return s;
+  }
 
   /** After candles of `timeframe` changed in [startMs, endMs] for one series. */
-  async afterCandleImport(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number) {
+  async afterCandleImport(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number): Promise<number> {
     await this.db.transaction((tx) => rollup(tx, { seriesId, from: timeframe, startMs, endMs }, nowMs));
+    let rows = 0;
+    for (const tf of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe))) {
+      rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+    }
+    await this.features.funding((await this.seriesOf(seriesId)).symbol); // premium reads both venues' 1h
+    return rows;
+  }
+
+  /** After funding rates changed for one (perpetual) series. */
+  async afterFundingImport(seriesId: number): Promise<void> {
+    await this.features.funding((await this.seriesOf(seriesId)).symbol);
   }
 
   /** Recompute everything derived, for every series (`mds compute`). */
   async computeAll(nowMs: number): Promise<ComputeSummary> {
-    // Per series and imported timeframe, the span of its imported candles.
     const spans = await this.db.query<{ series_id: number; timeframe: CandleTimeframe; first: Date; last: Date }>(
       `SELECT series_id, timeframe, min(time) AS first, max(time) AS last
        FROM candles WHERE NOT derived GROUP BY series_id, timeframe`,
@@ -29,8 +50,16 @@ export class ComputeService {
     const order = (tf: CandleTimeframe) => CANDLE_TIMEFRAMES.indexOf(tf);
     spans.sort((a, b) => a.series_id - b.series_id || order(b.timeframe) - order(a.timeframe));
     for (const s of spans) {
-      await this.afterCandleImport(s.series_id, s.timeframe, s.first.getTime(), s.last.getTime(), nowMs);
+      await this.db.transaction((tx) =>
+        rollup(tx, { seriesId: s.series_id, from: s.timeframe, startMs: s.first.getTime(), endMs: s.last.getTime() }, nowMs),
+      );
     }
-    return { series: new Set(spans.map((s) => s.series_id)).size, rollups: spans.length };
+    const all = await this.db.query<{ id: number; symbol: string }>('SELECT id, symbol FROM series ORDER BY id');
+    let featureRows = 0;
+    for (const s of all) {
+      for (const tf of CANDLE_TIMEFRAMES) featureRows += await this.features.technical(s.id, tf, null);
+    }
+    for (const symbol of new Set(all.map((s) => s.symbol))) await this.features.funding(symbol);
+    return { series: new Set(spans.map((s) => s.series_id)).size, rollups: spans.length, featureRows };
   }
 }

@@ -17,8 +17,9 @@ import {
   demoSpotDay,
 } from '../domain/demo-data';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
-import { bucketStart, lastClosedOpen } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen } from '../domain/timeframe';
 import type { Exchanges } from './exchanges';
+import type { FeatureEngine } from './feature-engine.service';
 import { rollup } from './rollup.service';
 
 export const DEMO_MINUTE_DAYS = 7;
@@ -32,6 +33,7 @@ export interface SeedSummary {
   candles1m: number;
   candles1h: number;
   funding: number;
+  featureRows: number;
   endMs: number;
 }
 
@@ -77,6 +79,7 @@ export class DemoSeedService {
   constructor(
     private readonly db: Database,
     private readonly exchanges: Exchanges,
+    private readonly features: FeatureEngine,
   ) {}
 
   /** True when no market exists yet (a fresh database). */
@@ -90,7 +93,7 @@ export class DemoSeedService {
     const hourStart = cut - DEMO_HOUR_DAYS * DAY_MS;
     const gaps = minuteGaps(lastMinute);
     const hourGaps: Array<[number, number]> = [[cut - 30 * DAY_MS + 5 * HOUR_MS, cut - 30 * DAY_MS + 7 * HOUR_MS]];
-    const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, endMs: lastMinute };
+    const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: lastMinute };
 
     for (const sym of DEMO_SYMBOLS) {
       const minutes = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
@@ -111,7 +114,7 @@ export class DemoSeedService {
         const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
         const m = gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue];
         const h = gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue];
-        await this.db.transaction(async (tx) => {
+        const seriesId = await this.db.transaction(async (tx) => {
           const id = await ensureSeries(tx, exchange, sym.symbol);
           // A later re-seed must not import hourly candles over hours already covered by
           // minutes (their 1h is the rollup of those minutes).
@@ -125,11 +128,14 @@ export class DemoSeedService {
           await rollup(tx, { seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
           await rollup(tx, { seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
           if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, sym, nowMs);
+          return id;
         });
+        for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(seriesId, tf, null);
         summary.series++;
         summary.candles1m += m.length;
         summary.candles1h += h.length;
       }
+      await this.features.funding(sym.symbol);
     }
     return summary;
   }

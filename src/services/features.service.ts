@@ -1,9 +1,42 @@
-/** Pre-computed features. So far: the catalogue, served as one pre-rendered body. */
-import { FEATURE_CATALOGUE, type FeatureInfo } from '../domain/feature-catalogue';
+/**
+ * Pre-computed features in wide format (/v1/features, GraphQL `market.features`) and the
+ * catalogue (/v1/features/available). Validation and tier rules live here, for both transports.
+ */
+import type { FeatureRow, MarketRepository } from '../db/market.repository';
+import { AppError } from '../domain/errors';
+import { FEATURE_CATALOGUE, FUNDING_TIMEFRAME_FEATURES, type FeatureInfo } from '../domain/feature-catalogue';
+import * as params from '../domain/query-params';
+import { MAX_ROWS, type RawParams } from '../domain/query-params';
+import { lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
+import type { Principal } from './access/principal';
+import type { Exchanges } from './exchanges';
+import type { MarketDataService, Page } from './market-data.service';
+import { normalizeSymbol } from './market-ref';
+import type { TierPolicy } from './tier-policy';
 
 const CATALOGUE_JSON = JSON.stringify({ features: FEATURE_CATALOGUE });
+const KNOWN = new Set(FEATURE_CATALOGUE.map((f) => f.name));
+
+export type FeatureTimeframe = CandleTimeframe | 'funding';
+
+export interface FeatureQuery {
+  exchange: string;
+  symbol: string;
+  timeframe: FeatureTimeframe;
+  names: string[];
+  start: number;
+  end: number;
+}
 
 export class FeaturesService {
+  constructor(
+    private readonly repo: MarketRepository,
+    private readonly market: MarketDataService,
+    private readonly exchanges: Exchanges,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
   catalogue(): readonly FeatureInfo[] {
     return FEATURE_CATALOGUE;
   }
@@ -11,5 +44,61 @@ export class FeaturesService {
   /** `{"features":[...]}`, rendered once: the catalogue never changes while running. */
   catalogueJson(): string {
     return CATALOGUE_JSON;
+  }
+
+  featureQuery(caller: Principal, raw: RawParams): FeatureQuery {
+    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
+    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
+    const timeframe = params.timeframe(raw, ['funding']) as FeatureTimeframe;
+    const names = params.list(raw, 'features');
+    if (names.length === 0) throw new AppError('MISSING_FEATURES', 'features must name at least one feature (GET /v1/features/available)');
+    const unknown = names.filter((n) => !KNOWN.has(n));
+    if (unknown.length) {
+      throw new AppError('UNKNOWN_FEATURES', `unknown features: ${unknown.join(', ')} (GET /v1/features/available lists them)`);
+    }
+    const misplaced = names.filter((n) => FUNDING_TIMEFRAME_FEATURES.has(n) !== (timeframe === 'funding'));
+    if (misplaced.length) {
+      const where = timeframe === 'funding' ? 'a candle timeframe (1m to 1d)' : 'timeframe funding';
+      throw new AppError('UNKNOWN_FEATURES', `${misplaced.join(', ')} ${misplaced.length > 1 ? 'are' : 'is'} served on ${where}, not on ${timeframe}`);
+    }
+    if (timeframe === 'funding' && exchange !== this.exchanges.perp) {
+      throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on the perpetual venue only; use exchange=${this.exchanges.perp}`, {
+        parameter: 'exchange',
+      });
+    }
+    const { start, end } = params.timeRange(raw, this.clock());
+    // Timeframe funding is exempt from granularity and window rules (spec part 8, rules 2 and 4).
+    if (timeframe !== 'funding') {
+      this.tiers.requireTimeframe(caller.tier, timeframe);
+      this.tiers.requireWindow(caller.tier, start, end);
+    }
+    return { exchange, symbol, timeframe, names, start, end };
+  }
+
+  /** Feature pages, one per query, in order; queries sharing parameters share one statement. */
+  async featurePages(queries: readonly FeatureQuery[]): Promise<Array<Page<FeatureRow>>> {
+    const ids = await this.market.resolveSeries(queries);
+    const now = this.clock();
+    const endOf = (q: FeatureQuery) => (q.timeframe === 'funding' ? q.end : Math.min(q.end, lastClosedOpen(now, q.timeframe)));
+    const keyOf = (q: FeatureQuery) => `${q.timeframe}|${q.start}|${endOf(q)}|${q.names.join(',')}`;
+    const groups = new Map<string, { q: FeatureQuery; ids: Set<number> }>();
+    for (const q of queries) {
+      const id = ids.get(`${q.exchange}|${q.symbol}`);
+      if (id === undefined || q.start > endOf(q)) continue;
+      let g = groups.get(keyOf(q));
+      if (!g) groups.set(keyOf(q), (g = { q, ids: new Set() }));
+      g.ids.add(id);
+    }
+    const results = new Map<string, FeatureRow[]>();
+    for (const [k, g] of groups) {
+      const rows = await this.repo.features([...g.ids], g.q.timeframe, g.q.names, new Date(g.q.start), new Date(endOf(g.q)), MAX_ROWS + 1);
+      for (const [id, list] of rows) results.set(`${k}|${id}`, list);
+    }
+    return queries.map((q) => {
+      const rows = results.get(`${keyOf(q)}|${ids.get(`${q.exchange}|${q.symbol}`)}`) ?? [];
+      return rows.length > MAX_ROWS
+        ? { count: MAX_ROWS, next_start: rows[MAX_ROWS].time, data: rows.slice(0, MAX_ROWS) }
+        : { count: rows.length, next_start: null, data: rows };
+    });
   }
 }

@@ -142,6 +142,11 @@ export class MarketDataService {
 
   // ---- reads ------------------------------------------------------------------------------
 
+  /** Series ids keyed `exchange|symbol` (for sibling services reading other tables). */
+  resolveSeries(pairs: ReadonlyArray<{ exchange: string; symbol: string }>): Promise<Map<string, number>> {
+    return this.seriesIds(pairs);
+  }
+
   /** Series ids for (exchange, symbol) pairs; unknown pairs are absent. One query per miss batch. */
   private async seriesIds(pairs: ReadonlyArray<{ exchange: string; symbol: string }>): Promise<Map<string, number>> {
     const key = (e: string, s: string) => `${e}|${s}`;

@@ -5,9 +5,10 @@
  */
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { MarketDataService } from '../../services/market-data.service';
+import type { FeaturesService } from '../../services/features.service';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
-import { Candle, CandleColumns, CandlePage, Coverage, FundingPage, Market, MultiAssetPage } from '../types/market.types';
+import { Candle, CandleColumns, CandlePage, Coverage, FeaturePage, FundingPage, Market, MultiAssetPage } from '../types/market.types';
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
@@ -30,7 +31,10 @@ function toColumns(rows: ReadonlyArray<Candle>): CandleColumns {
 
 @Resolver(() => Market)
 export class MarketResolver {
-  constructor(private readonly service: MarketDataService) {}
+  constructor(
+    private readonly service: MarketDataService,
+    private readonly featureService: FeaturesService,
+  ) {}
 
   @Query(() => Market, { nullable: true, description: 'One market; fields below read its data.' })
   market(@Arg('exchange') exchange: string, @Arg('symbol') symbol: string): Market {
@@ -87,6 +91,26 @@ export class MarketResolver {
       count: p.count,
       nextStart: p.next_start,
       data: p.data.map((r) => ({ time: r.time, rate: r.rate, rateNormalized: r.rate_normalized ?? null, premium: r.premium ?? null })),
+    };
+  }
+
+  @FieldResolver(() => FeaturePage, { nullable: true, description: 'Pre-computed features, wide (GET /v1/features).' })
+  @RateLimited(ROWS_FIELD_LIMIT)
+  async features(
+    @Root() m: Market,
+    @Arg('timeframe', { description: '1m to 1d for technical features; funding for funding/premium features' }) timeframe: string,
+    @Arg('names', () => [String]) names: string[],
+    @Arg('start') start: string,
+    @Arg('end', () => String, { nullable: true }) end: string | null,
+    @Ctx() ctx: GqlContext,
+  ): Promise<FeaturePage> {
+    const q = this.featureService.featureQuery(ctx.principal, { ...m, timeframe, features: names, start, end });
+    const p = await ctx.loaders.features.load(q);
+    return {
+      features: q.names,
+      count: p.count,
+      nextStart: p.next_start,
+      data: p.data.map((r) => ({ time: r.time as string, values: q.names.map((name) => ({ name, value: r[name] ?? null })) })),
     };
   }
 

@@ -98,6 +98,34 @@ export class Market {
 }
 
 @ObjectType()
+export class NamedValue {
+  @Field()
+  name!: string;
+  @Field(() => String, { nullable: true, description: 'null where the feature cannot be computed (warm-up).' })
+  value!: string | null;
+}
+
+@ObjectType({ description: 'Feature values at one time, one entry per requested feature, in request order.' })
+export class FeatureValues {
+  @Field()
+  time!: string;
+  @Field(() => [NamedValue])
+  values!: NamedValue[];
+}
+
+@ObjectType()
+export class FeaturePage {
+  @Field(() => [String])
+  features!: string[];
+  @Field(() => Int)
+  count!: number;
+  @Field(() => String, { nullable: true })
+  nextStart!: string | null;
+  @Field(() => [FeatureValues])
+  data!: FeatureValues[];
+}
+
+@ObjectType()
 export class SymbolValue {
   @Field()
   symbol!: string;

@@ -1,0 +1,46 @@
+/**
+ * Pre-computes features into the `features` table, over the full stored history so a value
+ * never depends on the window a client asks for. After an append only the affected tail is
+ * recomputed, from LOOKBACK bars before it: the EMA and Wilder states that reach further back
+ * have decayed below 1e-20 by then (factor (20/21)^1000 for RSI 21, the slowest), so the tail
+ * equals the full computation at the 6 decimals served.
+ */
+import type { Database } from '../db/database';
+import { FeaturesRepository } from '../db/features.repository';
+import { technicalFeatures } from '../domain/technical-features';
+import type { CandleTimeframe } from '../domain/timeframe';
+import type { Exchanges } from './exchanges';
+
+export const LOOKBACK = 1_000;
+
+export class FeatureEngine {
+  private readonly repo: FeaturesRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly exchanges: Exchanges,
+  ) {
+    this.repo = new FeaturesRepository(db);
+  }
+
+  /** Technical features of one series and timeframe from `fromMs` on (null: everything). */
+  async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null): Promise<number> {
+    const start = fromMs === null ? null : await this.repo.lookbackStart(seriesId, timeframe, fromMs, LOOKBACK);
+    // Fewer than LOOKBACK bars before fromMs: compute from the beginning (exact).
+    const h = await this.repo.history(seriesId, timeframe, start);
+    const values = technicalFeatures(h);
+    let first = 0;
+    if (fromMs !== null && start !== null) while (first < h.time.length && h.time[first] < fromMs) first++;
+    return this.repo.writeTechnical(seriesId, timeframe, h.time, values, first);
+  }
+
+  /** Funding and premium features of the perpetual series of `symbol` (whole history, in SQL). */
+  async funding(symbol: string): Promise<void> {
+    const rows = await this.db.query<{ id: number }>('SELECT id FROM series WHERE exchange = $1 AND symbol = $2', [
+      this.exchanges.perp,
+      symbol,
+    ]);
+    if (!rows.length) return;
+    await this.db.transaction((tx) => this.repo.writeFunding(tx, rows[0].id, this.exchanges.spot));
+  }
+}
