@@ -46,7 +46,8 @@ export async function loadFixtures(s: Services, nowMs: number): Promise<void> {
   }
   const funding = ['time,rate'];
   for (let h = 0; h < HOURS; h++) funding.push(`${iso(T0 + h * HOUR)},${rateAt(h).toFixed(8)}`);
-  await s.importer.importFunding({ exchange: 'perp', symbol: 'BTC-USDT' }, csvFile(funding));
+  const f = await s.importer.importFunding({ exchange: 'perp', symbol: 'BTC-USDT' }, csvFile(funding));
+  await s.compute.afterFundingImport(f.seriesId);
 
   for (const symbol of ['ETH-USDT', 'SOL-USDT']) {
     const rows = ['time,open,high,low,close,volume'];
