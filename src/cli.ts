@@ -71,7 +71,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds seed-demo',
     summary: 'write the deterministic demo data set ending now (idempotent)',
     options: {},
-    run: (s) => s.seeder.seed(now()),
+    run: async (s) => ({ ...(await s.seeder.seed(now())), qualityRecords: await s.quality.computeAll(now()) }),
   },
   compute: {
     usage: 'mds compute',

@@ -9,6 +9,7 @@ import type { Database } from './db/database';
 import { migrate } from './db/migrator';
 import { openDatabase } from './db/open-database';
 import { ComputeService } from './services/compute.service';
+import { QualityService } from './services/quality.service';
 import { FeatureEngine } from './services/feature-engine.service';
 import { DemoSeedService } from './services/demo-seed.service';
 import { Exchanges } from './services/exchanges';
@@ -45,6 +46,7 @@ export interface Services {
   keys: KeysService;
   features: FeaturesService;
   market: MarketDataService;
+  quality: QualityService;
   health: HealthService;
   quotaStore: QuotaStore;
   tiers: TierPolicy;
@@ -85,6 +87,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
   const marketRepo = new MarketRepository(db);
   const market = new MarketDataService(marketRepo, exchanges, tiers, clock);
+  const quality = new QualityService(db, exchanges, tiers);
   const access = new AccessService(db, quotaStore, tiers, config.adminToken, clock);
   const health = new HealthService(db, VERSION);
   health.register('rate_limit_store', async () => {
@@ -96,7 +99,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     db,
     exchanges,
     importer: new ImportService(db, exchanges),
-    compute: new ComputeService(db, featureEngine),
+    compute: new ComputeService(db, featureEngine, quality),
+    quality,
     seeder: new DemoSeedService(db, exchanges, featureEngine),
     keys: new KeysService(db, (hash) => access.invalidate(hash)),
     features: new FeaturesService(marketRepo, market, exchanges, tiers, clock),

@@ -15,6 +15,7 @@ import { createApp } from './rest/app';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
+import { startQualitySchedule } from './jobs/quality.job';
 
 /** Owner of the key made at first start, so a fresh install can be queried at once. */
 export const DEMO_USER_ID = '00000000-0000-4000-8000-000000000001';
@@ -71,6 +72,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now);
   const addr = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${host}:${addr.port}`;
@@ -83,6 +85,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
+      await stopQuality();
       await gql.stop();
       await services.close();
     })());

@@ -12,12 +12,14 @@ import { AccountResolver } from './resolvers/account.resolver';
 import { FeatureResolver } from './resolvers/feature.resolver';
 import { MarketResolver } from './resolvers/market.resolver';
 import type { MarketDataService } from '../services/market-data.service';
+import type { QualityService } from '../services/quality.service';
 
 export interface SchemaDeps {
   keys: KeysService;
   tiers: TierPolicy;
   features: FeaturesService;
   market: MarketDataService;
+  quality: QualityService;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchem
   const instances = new Map<unknown, unknown>([
     [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
     [FeatureResolver, new FeatureResolver(deps.features)],
-    [MarketResolver, new MarketResolver(deps.market, deps.features)],
+    [MarketResolver, new MarketResolver(deps.market, deps.features, deps.quality)],
   ]);
   const schema = await buildSchema({
     resolvers: [AccountResolver, FeatureResolver, MarketResolver],

@@ -8,6 +8,7 @@ import { healthRouter } from './health.route';
 import { featuresRouter } from './features.route';
 import { keysRouter } from './keys.route';
 import { marketRouter } from './market.route';
+import { qualityRouter } from './quality.route';
 import compression from 'compression';
 import { requestContext } from './request-context';
 
@@ -33,6 +34,7 @@ export function createApp({ logger, services, graphql }: AppDeps): Express {
   const compress = compression({ threshold: 1024 });
   app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features'], compress);
   app.use(marketRouter(services.access, services.market));
+  app.use(qualityRouter(services.access, services.quality));
   app.use('/graphql', compress, ...graphql);
   app.use(notFound());
   app.use(errorHandler());

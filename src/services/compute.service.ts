@@ -1,24 +1,33 @@
 /**
  * What runs after data changes: rollups, then the features of every affected timeframe and
- * the funding/premium features of the symbol; quality scoring joins here in its own service.
+ * the funding/premium features of the symbol, then the quality of both venues of the symbol.
  * One entry point for the CLI, imports, the demo seed and jobs.
  */
 import type { Database } from '../db/database';
 import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
 import type { FeatureEngine } from './feature-engine.service';
+import type { QualityService } from './quality.service';
 import { rollup } from './rollup.service';
 
 export interface ComputeSummary {
   series: number;
   rollups: number;
   featureRows: number;
+  qualityRecords: number;
 }
 
 export class ComputeService {
   constructor(
     private readonly db: Database,
     private readonly features: FeatureEngine,
+    private readonly quality: QualityService,
   ) {}
+
+  /** Quality of both venues of the series' symbol (consistency compares them). */
+  private async qualityOfSymbol(symbol: string, nowMs: number): Promise<void> {
+    const ids = await this.db.query<{ id: number }>('SELECT id FROM series WHERE symbol = $1', [symbol]);
+    for (const { id } of ids) await this.quality.computeSeries(id, nowMs);
+  }
 
   private async seriesOf(seriesId: number): Promise<{ symbol: string }> {
     const [s] = await this.db.query<{ symbol: string }>('SELECT symbol FROM series WHERE id = $1', [seriesId]);
@@ -32,7 +41,9 @@ export class ComputeService {
     for (const tf of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe))) {
       rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
     }
-    await this.features.funding((await this.seriesOf(seriesId)).symbol); // premium reads both venues' 1h
+    const { symbol } = await this.seriesOf(seriesId);
+    await this.features.funding(symbol); // premium reads both venues' 1h
+    await this.qualityOfSymbol(symbol, nowMs);
     return rows;
   }
 
@@ -60,6 +71,7 @@ export class ComputeService {
       for (const tf of CANDLE_TIMEFRAMES) featureRows += await this.features.technical(s.id, tf, null);
     }
     for (const symbol of new Set(all.map((s) => s.symbol))) await this.features.funding(symbol);
-    return { series: new Set(spans.map((s) => s.series_id)).size, rollups: spans.length, featureRows };
+    const qualityRecords = await this.quality.computeAll(nowMs);
+    return { series: new Set(spans.map((s) => s.series_id)).size, rollups: spans.length, featureRows, qualityRecords };
   }
 }

@@ -6,9 +6,10 @@
 import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { MarketDataService } from '../../services/market-data.service';
 import type { FeaturesService } from '../../services/features.service';
+import type { QualityService } from '../../services/quality.service';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
-import { Candle, CandleColumns, CandlePage, Coverage, FeaturePage, FundingPage, Market, MultiAssetPage } from '../types/market.types';
+import { Candle, CandleColumns, CandlePage, Coverage, FeaturePage, FundingPage, Market, MultiAssetPage, QualityRecord } from '../types/market.types';
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
@@ -34,6 +35,7 @@ export class MarketResolver {
   constructor(
     private readonly service: MarketDataService,
     private readonly featureService: FeaturesService,
+    private readonly qualityService: QualityService,
   ) {}
 
   @Query(() => Market, { nullable: true, description: 'One market; fields below read its data.' })
@@ -112,6 +114,30 @@ export class MarketResolver {
       nextStart: p.next_start,
       data: p.data.map((r) => ({ time: r.time as string, values: q.names.map((name) => ({ name, value: r[name] ?? null })) })),
     };
+  }
+
+  @FieldResolver(() => [QualityRecord], { nullable: true, description: 'Data quality per timeframe allowed on your plan (GET /v1/quality).' })
+  async quality(
+    @Root() m: Market,
+    @Arg('timeframe', () => String, { nullable: true }) timeframe: string | null,
+    @Ctx() ctx: GqlContext,
+  ): Promise<QualityRecord[]> {
+    const r = await this.qualityService.report(ctx.principal, { ...m, timeframe });
+    return r.timeframes.map((t) => ({
+      timeframe: t.timeframe,
+      dqs: t.dqs,
+      band: t.band,
+      computedAt: t.computed_at,
+      components: {
+        gapRateScore: t.components.gap_rate_score,
+        anomalyScore: t.components.anomaly_score,
+        consistencyScore: t.components.consistency_score,
+        freshnessScore: t.components.freshness_score,
+      },
+      expectedCandles: t.expected_candles,
+      presentCandles: t.present_candles,
+      missingIntervals: t.missing_intervals,
+    }));
   }
 
   @Query(() => MultiAssetPage, { nullable: true, description: 'One field across symbols, aligned by time (GET /v1/multi-asset).' })

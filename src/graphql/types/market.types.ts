@@ -98,6 +98,46 @@ export class Market {
 }
 
 @ObjectType()
+export class QualityComponents {
+  @Field({ description: 'present / expected candles over the last 7 days' })
+  gapRateScore!: string;
+  @Field({ description: '1 - share of 1-period log returns with |z| > 4' })
+  anomalyScore!: string;
+  @Field({ description: '1 below 0.5% mean perp/spot basis, 0 at 2%' })
+  consistencyScore!: string;
+  @Field({ description: '1 when the latest candle is within the freshness SLA' })
+  freshnessScore!: string;
+}
+
+@ObjectType({ description: 'A missing run of candles: open times in [start, end).' })
+export class TimeInterval {
+  @Field()
+  start!: string;
+  @Field()
+  end!: string;
+}
+
+@ObjectType({ description: 'Data Quality Score of one timeframe (GET /v1/quality), plus its band and the holes behind gapRateScore.' })
+export class QualityRecord {
+  @Field()
+  timeframe!: string;
+  @Field()
+  dqs!: string;
+  @Field({ description: 'production-ready, minor issues, data quality concerns or significant issues' })
+  band!: string;
+  @Field()
+  computedAt!: string;
+  @Field(() => QualityComponents)
+  components!: QualityComponents;
+  @Field(() => Int)
+  expectedCandles!: number;
+  @Field(() => Int)
+  presentCandles!: number;
+  @Field(() => [TimeInterval])
+  missingIntervals!: TimeInterval[];
+}
+
+@ObjectType()
 export class NamedValue {
   @Field()
   name!: string;

@@ -1,0 +1,35 @@
+/**
+ * The quality schedule inside the server: once right after start, then every
+ * QUALITY_INTERVAL. Only one instance works at a time (advisory lock in the service); a
+ * failed run is logged and the next one comes on schedule.
+ */
+import type { Logger } from '../logger';
+import type { QualityService } from '../services/quality.service';
+
+export function startQualitySchedule(quality: QualityService, intervalMs: number, logger: Logger, clock: () => number): () => Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const run = () => {
+    running = (async () => {
+      const started = performance.now();
+      try {
+        const n = await quality.runExclusive(clock());
+        if (n === null) logger.debug('quality job skipped: another instance holds the lock');
+        else logger.info({ records: n, duration_ms: Math.round(performance.now() - started) }, 'quality job done');
+      } catch (err) {
+        logger.error({ err }, 'quality job failed');
+      }
+      if (!stopped) {
+        timer = setTimeout(run, intervalMs);
+        timer.unref();
+      }
+    })();
+  };
+  run();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}
