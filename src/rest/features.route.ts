@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { FeaturesService } from '../services/features.service';
 import { principalOf, requireApiKey } from './access.middleware';
-import { pageJson, rowJson } from './json';
+import { pageJson } from './json';
 
 export function featuresRouter(access: AccessService, features: FeaturesService): Router {
   const router = Router();
@@ -15,13 +15,9 @@ export function featuresRouter(access: AccessService, features: FeaturesService)
 
   router.get('/v1/features', auth, async (req, res) => {
     const q = features.featureQuery(principalOf(req), req.query);
-    const [p] = await features.featurePages([q]);
-    const keys = ['time', ...q.names];
+    const p = await features.featurePageJson(q);
     res.type('application/json').send(
-      pageJson(
-        { symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, features: q.names, count: p.count, next_start: p.next_start },
-        p.data.map((r) => rowJson(r, keys)),
-      ),
+      pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, features: q.names, count: p.count, next_start: p.next_start }, p.rows),
     );
   });
 

@@ -113,7 +113,7 @@ export class MarketDataService {
   }
 
   private sourceOf(field: string, exchange: string, timeframe: CandleTimeframe): MultiAssetSource {
-    if (CANDLE_FIELDS.has(field)) return { table: 'candles', column: field, places: 6, float: false, timeframe };
+    if (CANDLE_FIELDS.has(field)) return { table: 'candles', column: field, places: 6, timeframe };
     const hourlyOnly = (what: string) => {
       if (exchange !== this.exchanges.perp) {
         throw new AppError('INVALID_EXCHANGE', `${what} exists on the perpetual venue only; use exchange=${this.exchanges.perp}`, {
@@ -126,13 +126,13 @@ export class MarketDataService {
     };
     if (field === 'funding_rate') {
       hourlyOnly('funding');
-      return { table: 'funding_rates', column: 'rate', places: 8, float: false, timeframe: null };
+      return { table: 'funding_rates', column: 'rate', places: 8, timeframe: null };
     }
     if (FUNDING_TIMEFRAME_FEATURES.has(field)) {
       hourlyOnly(`feature ${field}`);
-      return { table: 'features', column: field, places: 6, float: true, timeframe: 'funding' };
+      return { table: 'features', column: field, places: 6, timeframe: 'funding' };
     }
-    if (FEATURE_NAMES.has(field)) return { table: 'features', column: field, places: 6, float: true, timeframe };
+    if (FEATURE_NAMES.has(field)) return { table: 'features', column: field, places: 6, timeframe };
     throw new AppError(
       'INVALID_PARAMETER',
       `field "${field}" is not open, high, low, close, volume, funding_rate or a feature name (GET /v1/features/available)`,

@@ -1,0 +1,25 @@
+-- Feature values are served with exactly 6 decimals. Storing them already rounded (NUMERIC,
+-- rounded half away from zero when computed) makes serving a plain text cast instead of a
+-- float-to-numeric conversion per value, and makes every path (features, multi-asset,
+-- funding's rate_normalized) render the same stored digits.
+ALTER TABLE "features"
+    ALTER COLUMN "rsi_9" TYPE DECIMAL USING round("rsi_9"::numeric, 6),
+    ALTER COLUMN "rsi_14" TYPE DECIMAL USING round("rsi_14"::numeric, 6),
+    ALTER COLUMN "rsi_21" TYPE DECIMAL USING round("rsi_21"::numeric, 6),
+    ALTER COLUMN "macd" TYPE DECIMAL USING round("macd"::numeric, 6),
+    ALTER COLUMN "macd_signal" TYPE DECIMAL USING round("macd_signal"::numeric, 6),
+    ALTER COLUMN "macd_histogram" TYPE DECIMAL USING round("macd_histogram"::numeric, 6),
+    ALTER COLUMN "bb_upper" TYPE DECIMAL USING round("bb_upper"::numeric, 6),
+    ALTER COLUMN "bb_middle" TYPE DECIMAL USING round("bb_middle"::numeric, 6),
+    ALTER COLUMN "bb_lower" TYPE DECIMAL USING round("bb_lower"::numeric, 6),
+    ALTER COLUMN "bb_width" TYPE DECIMAL USING round("bb_width"::numeric, 6),
+    ALTER COLUMN "bb_pct" TYPE DECIMAL USING round("bb_pct"::numeric, 6),
+    ALTER COLUMN "atr_14" TYPE DECIMAL USING round("atr_14"::numeric, 6),
+    ALTER COLUMN "vwap_20" TYPE DECIMAL USING round("vwap_20"::numeric, 6),
+    ALTER COLUMN "twap_20" TYPE DECIMAL USING round("twap_20"::numeric, 6),
+    ALTER COLUMN "price_vs_vwap_20" TYPE DECIMAL USING round("price_vs_vwap_20"::numeric, 6),
+    ALTER COLUMN "funding_norm" TYPE DECIMAL USING round("funding_norm"::numeric, 6),
+    ALTER COLUMN "funding_cumulative_24h" TYPE DECIMAL USING round("funding_cumulative_24h"::numeric, 6),
+    ALTER COLUMN "funding_cumulative_7d" TYPE DECIMAL USING round("funding_cumulative_7d"::numeric, 6),
+    ALTER COLUMN "premium_pct" TYPE DECIMAL USING round("premium_pct"::numeric, 6),
+    ALTER COLUMN "premium_zscore" TYPE DECIMAL USING round("premium_zscore"::numeric, 6);
