@@ -38,8 +38,18 @@ export class FeaturesRepository {
     return rows.length ? rows[0].t : null;
   }
 
-  /** Candles from `fromMs` (or all), oldest first, as floats. */
-  async history(seriesId: number, timeframe: string, fromMs: number | null): Promise<CandleHistory> {
+  /** Time of the candle `n` bars after `fromMs` (inclusive count), or null when fewer follow. */
+  async barAfter(seriesId: number, timeframe: string, fromMs: number | null, n: number): Promise<number | null> {
+    const rows = await this.db.query<{ t: number }>(
+      `SELECT (extract(epoch FROM time) * 1000)::int8 AS t FROM candles
+       WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3) ORDER BY time OFFSET $4 LIMIT 1`,
+      [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), n],
+    );
+    return rows.length ? rows[0].t : null;
+  }
+
+  /** Candles in [fromMs, toMs) (null: unbounded), oldest first, as floats. */
+  async history(seriesId: number, timeframe: string, fromMs: number | null, toMs: number | null = null): Promise<CandleHistory> {
     // One row of six arrays rather than one object per candle: a year of 1m candles is
     // 525,600 rows, and per-row objects cost more memory than the computation itself.
     const [r] = await this.db.query<{ t: string | null; o: string; h: string; l: string; c: string; v: string }>(
@@ -49,8 +59,9 @@ export class FeaturesRepository {
               array_to_string(array_agg(low::float8 ORDER BY time), ',') AS l,
               array_to_string(array_agg(close::float8 ORDER BY time), ',') AS c,
               array_to_string(array_agg(volume::float8 ORDER BY time), ',') AS v
-       FROM candles WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3)`,
-      [seriesId, timeframe, fromMs === null ? null : new Date(fromMs)],
+       FROM candles WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3)
+         AND ($4::timestamptz IS NULL OR time < $4)`,
+      [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), toMs === null ? null : new Date(toMs)],
     );
     if (r.t === null) return { time: [], open: [], high: [], low: [], close: [], volume: [] };
     const nums = (s: string) => s.split(',').map(Number);

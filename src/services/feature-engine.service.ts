@@ -12,6 +12,8 @@ import type { CandleTimeframe } from '../domain/timeframe';
 import type { Exchanges } from './exchanges';
 
 export const LOOKBACK = 1_000;
+/** Bars computed and written per step of a long recompute. */
+export const CHUNK = 100_000;
 
 export class FeatureEngine {
   private readonly repo: FeaturesRepository;
@@ -19,19 +21,31 @@ export class FeatureEngine {
   constructor(
     private readonly db: Database,
     private readonly exchanges: Exchanges,
+    private readonly chunk: number = CHUNK,
   ) {
     this.repo = new FeaturesRepository(db);
   }
 
-  /** Technical features of one series and timeframe from `fromMs` on (null: everything). */
+  /**
+   * Technical features of one series and timeframe from `fromMs` on (null: everything), in
+   * chunks of CHUNK bars, each computed from LOOKBACK bars before it (the same argument as
+   * the incremental tail): memory stays bounded whatever the length of the history.
+   */
   async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null): Promise<number> {
-    const start = fromMs === null ? null : await this.repo.lookbackStart(seriesId, timeframe, fromMs, LOOKBACK);
-    // Fewer than LOOKBACK bars before fromMs: compute from the beginning (exact).
-    const h = await this.repo.history(seriesId, timeframe, start);
-    const values = technicalFeatures(h);
-    let first = 0;
-    if (fromMs !== null && start !== null) while (first < h.time.length && h.time[first] < fromMs) first++;
-    return this.repo.writeTechnical(seriesId, timeframe, h.time, values, first);
+    let from = fromMs;
+    let written = 0;
+    for (;;) {
+      const to = await this.repo.barAfter(seriesId, timeframe, from, this.chunk);
+      // Fewer than LOOKBACK bars before `from`: compute from the beginning (exact).
+      const start = from === null ? null : await this.repo.lookbackStart(seriesId, timeframe, from, LOOKBACK);
+      const h = await this.repo.history(seriesId, timeframe, start, to);
+      const values = technicalFeatures(h);
+      let first = 0;
+      if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
+      written += await this.repo.writeTechnical(seriesId, timeframe, h.time, values, first);
+      if (to === null) return written;
+      from = to;
+    }
   }
 
   /** Funding and premium features of the perpetual series of `symbol` (whole history, in SQL). */

@@ -4,6 +4,7 @@
  */
 import type { Services } from '../../src/composition';
 import { csvFile } from '../helpers/csv';
+import { FeatureEngine } from '../../src/services/feature-engine.service';
 import { storageCases } from '../helpers/databases';
 
 const T0 = Date.UTC(2023, 0, 1);
@@ -45,5 +46,13 @@ describe.each(storageCases())('incremental features on $name', (kase) => {
     expect(incremental).toHaveLength(2060);
     await s.compute.computeAll(NOW);
     expect(await read()).toEqual(incremental);
+  }, 60_000);
+
+  it('when a long history is computed in chunks, then it equals the computation in one piece', async () => {
+    const [{ id }] = await s.db.query<{ id: number }>("SELECT id FROM series WHERE symbol = 'INC-USDT'");
+    const whole = await read();
+    await s.db.query('DELETE FROM features WHERE series_id = $1', [id]);
+    await new FeatureEngine(s.db, s.exchanges, 300).technical(id, '1h', null);
+    expect(await read()).toEqual(whole);
   }, 60_000);
 });
