@@ -12,31 +12,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { DEMO_SYMBOLS, demoSpotDay } from '../src/domain/demo-data';
+import { PG_SERVER as SERVER, ROOT, admin, benchDatabase } from './bench-support';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '1000000' }, rounds: { type: 'string', default: '3' } } });
 const ROWS = Number(values.rows);
 const ROUNDS = Number(values.rounds);
-const SERVER = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const ROOT = path.resolve(__dirname, '..', '..');
-
-function dbUrl(name: string): string {
-  const u = new URL(SERVER);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-async function admin(sql: string, url = SERVER): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 function writeFiles(dir: string, seriesId: number): { userCsv: string; tableCsv: string } {
   const user: string[] = ['time,open,high,low,close,volume'];
   const table: string[] = [];
@@ -68,9 +49,8 @@ function timed<T>(fn: () => T): { ms: number; out: T } {
 }
 
 async function main(): Promise<void> {
-  const name = `mds_bench_${Date.now().toString(36)}`;
-  await admin(`CREATE DATABASE ${name}`);
-  const url = dbUrl(name);
+  const db = await benchDatabase();
+  const url = db.url;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mds-bench-'));
   const env = { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' };
   try {
@@ -111,7 +91,7 @@ async function main(): Promise<void> {
     console.table(results);
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await db.drop();
   }
 }
 

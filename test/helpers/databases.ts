@@ -38,3 +38,16 @@ export function storageCases(): StorageCase[] {
   }
   return cases;
 }
+
+/** Open the case's services before the suite and close them (and its database) after. */
+export function useServices(kase: StorageCase): () => Services {
+  let s: Services | undefined;
+  beforeAll(async () => {
+    s = await kase.open();
+  });
+  afterAll(async () => {
+    await s?.close();
+    await kase.cleanup();
+  });
+  return () => s!;
+}

@@ -3,21 +3,13 @@
  * generated client on a migrated database, so a column that is missing or misnamed on
  * either side fails here.
  */
-import type { Services } from '../../src/composition';
-import { storageCases } from '../helpers/databases';
+import { storageCases, useServices } from '../helpers/databases';
 
 describe.each(storageCases())('Prisma models against the migrated schema on $name', (kase) => {
-  let s: Services;
-  beforeAll(async () => {
-    s = await kase.open();
-  });
-  afterAll(async () => {
-    await s?.close();
-    await kase.cleanup();
-  });
+  const services = useServices(kase);
 
   it('when each model is read with all its fields, then the database has every column', async () => {
-    const p = s.db.prisma;
+    const p = services().db.prisma;
     const series = await p.series.create({ data: { exchange: 'perp', symbol: 'DRIFT-USDT' } });
     const t = new Date('2024-01-01T00:00:00Z');
     await p.candle.create({ data: { seriesId: series.id, timeframe: '1m', time: t, open: '1', high: '1', low: '1', close: '1', volume: '1' } });
