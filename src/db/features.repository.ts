@@ -53,7 +53,7 @@ export class FeaturesRepository {
     // One row of six arrays rather than one object per candle: a year of 1m candles is
     // 525,600 rows, and per-row objects cost more memory than the computation itself.
     const [r] = await this.db.query<{ t: string | null; o: string; h: string; l: string; c: string; v: string }>(
-      `SELECT array_to_string(array_agg((extract(epoch FROM time) * 1000)::int8 ORDER BY time), ',') AS t,
+      `SELECT array_to_string(array_agg((date_part('epoch', time) * 1000)::int8 ORDER BY time), ',') AS t,
               array_to_string(array_agg(open::float8 ORDER BY time), ',') AS o,
               array_to_string(array_agg(high::float8 ORDER BY time), ',') AS h,
               array_to_string(array_agg(low::float8 ORDER BY time), ',') AS l,

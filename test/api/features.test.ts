@@ -5,6 +5,7 @@
  */
 import { technicalFeatures } from '../../src/domain/technical-features';
 import { formatFloat } from '../../src/domain/decimal';
+import { MarketRepository } from '../../src/db/market.repository';
 import { HOUR, HOURS, T0, iso, loadFixtures, perpClose, rateAt } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -55,6 +56,18 @@ describe('features', () => {
     expect(r.body.data[8].rsi_9).toBeNull();
     expect(r.body.data[9].rsi_9).toMatch(/^\d+\.\d{6}$/);
     expect(Object.keys(r.body.data[0])).toEqual(['time', ...ALL]);
+  });
+
+  it('when a page is cut at its limit, then next_start is the first row left out and pages join up', async () => {
+    const repo = new MarketRepository(srv.services.db);
+    const [{ id }] = await srv.services.db.query<{ id: number }>("SELECT id FROM series WHERE exchange = 'perp' AND symbol = 'BTC-USDT'");
+    const a = await repo.featuresJson(id, '1h', ['rsi_14'], new Date(T0), new Date(T0 + 1000 * HOUR), 100);
+    expect(a.count).toBe(100);
+    expect(a.next).toBe(ts(T0 + 100 * HOUR));
+    const b = await repo.featuresJson(id, '1h', ['rsi_14'], new Date(Date.parse(a.next!)), new Date(T0 + 1000 * HOUR), 1000);
+    expect(b).toMatchObject({ count: HOURS - 100, next: null });
+    const rest = await get(`/v1/features?symbol=BTC-USDT&exchange=perp&timeframe=1h&features=rsi_14&start=${iso(T0)}`);
+    expect(JSON.parse(`[${a.body},${b.body}]`)).toEqual(rest.body.data);
   });
 
   it('when two different starts are asked, then the value at the same time is the same', async () => {
