@@ -128,22 +128,12 @@ export class MarketRepository {
    */
   async featuresJson(id: number, timeframe: string, names: readonly string[], start: Date, end: Date, limit: number) {
     const parts = names.map((n) => `',"${n}":' || coalesce('"' || ${n}::text || '"', 'null')`).join(' || ');
-    // The whole page comes back as one row: count, the rows joined by commas, and the time
-    // of the first row past `limit` (next_start).
-    const [r] = await this.db.query<{ count: number; body: string | null; next: string | null }>(
-      `WITH page AS (
-         SELECT time, row_number() OVER (ORDER BY time) AS rn,
-                '{"time":"' || ${TS('time')} || '"' || ${parts} || '}' AS json
-         FROM (SELECT * FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4
-               ORDER BY time LIMIT $5 + 1) f
-       )
-       SELECT count(*) FILTER (WHERE rn <= $5)::int8 AS count,
-              string_agg(json, ',' ORDER BY time) FILTER (WHERE rn <= $5) AS body,
-              max(${TS('time')}) FILTER (WHERE rn > $5) AS next
-       FROM page`,
+    return this.db.query<{ time: string; json: string }>(
+      `SELECT ${TS('time')} AS time, '{"time":"' || ${TS('time')} || '"' || ${parts} || '}' AS json
+       FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4
+       ORDER BY time LIMIT $5`,
       [id, timeframe, start, end, limit],
     );
-    return { count: r.count, body: r.body ?? '', next: r.next };
   }
 
   /** Up to `limit` funding rows per perp series in [start, end], ascending. */

@@ -17,7 +17,7 @@ export function featuresRouter(access: AccessService, features: FeaturesService)
     const q = features.featureQuery(principalOf(req), req.query);
     const p = await features.featurePageJson(q);
     res.type('application/json').send(
-      pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, features: q.names, count: p.count, next_start: p.next_start }, [p.rows].filter(Boolean)),
+      pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, features: q.names, count: p.count, next_start: p.next_start }, p.rows),
     );
   });
 

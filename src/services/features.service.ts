@@ -76,12 +76,14 @@ export class FeaturesService {
   }
 
   /** One feature page with each row rendered as JSON text (the REST path). */
-  async featurePageJson(q: FeatureQuery): Promise<{ count: number; next_start: string | null; rows: string }> {
+  async featurePageJson(q: FeatureQuery): Promise<{ count: number; next_start: string | null; rows: string[] }> {
     const [id] = (await this.market.resolveSeries([q])).values();
     const end = q.timeframe === 'funding' ? q.end : Math.min(q.end, lastClosedOpen(this.clock(), q.timeframe));
-    if (id === undefined || q.start > end) return { count: 0, next_start: null, rows: '' };
-    const page = await this.repo.featuresJson(id, q.timeframe, q.names, new Date(q.start), new Date(end), MAX_ROWS);
-    return { count: page.count, next_start: page.next, rows: page.body };
+    if (id === undefined || q.start > end) return { count: 0, next_start: null, rows: [] };
+    const rows = await this.repo.featuresJson(id, q.timeframe, q.names, new Date(q.start), new Date(end), MAX_ROWS + 1);
+    const more = rows.length > MAX_ROWS;
+    const page = more ? rows.slice(0, MAX_ROWS) : rows;
+    return { count: page.length, next_start: more ? rows[MAX_ROWS].time : null, rows: page.map((r) => r.json) };
   }
 
   /** Feature pages, one per query, in order; queries sharing parameters share one statement. */
