@@ -50,22 +50,27 @@ export class FeaturesRepository {
 
   /** Candles in [fromMs, toMs) (null: unbounded), oldest first, as floats. */
   async history(seriesId: number, timeframe: string, fromMs: number | null, toMs: number | null = null): Promise<CandleHistory> {
-    // One row of six arrays rather than one object per candle: a year of 1m candles is
-    // 525,600 rows, and per-row objects cost more memory than the computation itself.
-    const [r] = await this.db.query<{ t: string | null; o: string; h: string; l: string; c: string; v: string }>(
-      `SELECT array_to_string(array_agg((date_part('epoch', time) * 1000)::int8 ORDER BY time), ',') AS t,
-              array_to_string(array_agg(open::float8 ORDER BY time), ',') AS o,
-              array_to_string(array_agg(high::float8 ORDER BY time), ',') AS h,
-              array_to_string(array_agg(low::float8 ORDER BY time), ',') AS l,
-              array_to_string(array_agg(close::float8 ORDER BY time), ',') AS c,
-              array_to_string(array_agg(volume::float8 ORDER BY time), ',') AS v
+    // The whole range as one text of `epoch_ms,open,high,low,close,volume` lines: no object
+    // per candle and no float8 conversion in PostgreSQL (measured 1.0 s against 1.7 s for
+    // per-column float8 arrays, on 525,600 candles).
+    const [r] = await this.db.query<{ s: string | null }>(
+      `SELECT string_agg(concat_ws(',', date_part('epoch', time) * 1000, open, high, low, close, volume), E'\n' ORDER BY time) AS s
        FROM candles WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3)
          AND ($4::timestamptz IS NULL OR time < $4)`,
       [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), toMs === null ? null : new Date(toMs)],
     );
-    if (r.t === null) return { time: [], open: [], high: [], low: [], close: [], volume: [] };
-    const nums = (s: string) => s.split(',').map(Number);
-    return { time: nums(r.t), open: nums(r.o), high: nums(r.h), low: nums(r.l), close: nums(r.c), volume: nums(r.v) };
+    const h: CandleHistory = { time: [], open: [], high: [], low: [], close: [], volume: [] };
+    if (r.s === null) return h;
+    for (const line of r.s.split('\n')) {
+      const p = line.split(',');
+      h.time.push(Number(p[0]));
+      h.open.push(Number(p[1]));
+      h.high.push(Number(p[2]));
+      h.low.push(Number(p[3]));
+      h.close.push(Number(p[4]));
+      h.volume.push(Number(p[5]));
+    }
+    return h;
   }
 
   /** Upsert technical feature rows for times[i] with i >= firstIndex. */

@@ -34,6 +34,8 @@ export class FeatureEngine {
   async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null): Promise<number> {
     let from = fromMs;
     let written = 0;
+    // Chunk k is written (on its own connection) while chunk k + 1 is read and computed.
+    let writing: Promise<number> = Promise.resolve(0);
     for (;;) {
       const to = await this.repo.barAfter(seriesId, timeframe, from, this.chunk);
       // Fewer than LOOKBACK bars before `from`: compute from the beginning (exact).
@@ -42,8 +44,9 @@ export class FeatureEngine {
       const values = technicalFeatures(h);
       let first = 0;
       if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
-      written += await this.repo.writeTechnical(seriesId, timeframe, h.time, values, first);
-      if (to === null) return written;
+      written += await writing;
+      writing = this.repo.writeTechnical(seriesId, timeframe, h.time, values, first);
+      if (to === null) return written + (await writing);
       from = to;
     }
   }
