@@ -1,0 +1,35 @@
+/**
+ * The scheduled quality job runs on one instance at a time when several share a database.
+ */
+import { openServices, type Services } from '../../src/composition';
+import { QUALITY_LOCK_KEY } from '../../src/services/quality.service';
+import { testConfig } from '../helpers/config';
+import { freshPostgres, serviceUrl } from '../helpers/services';
+import pg from 'pg';
+
+const url = serviceUrl('DATABASE_URL');
+(url ? describe : describe.skip)('quality job lock on PostgreSQL', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let s: Services;
+  beforeAll(async () => {
+    db = await freshPostgres(url!);
+    s = await openServices(testConfig({ DATABASE_URL: db.url }));
+  });
+  afterAll(async () => {
+    await s?.close();
+    await db?.drop();
+  });
+
+  it('when another instance holds the lock, then the run is skipped; once released, it runs', async () => {
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [QUALITY_LOCK_KEY]);
+      expect(await s.quality.runExclusive(Date.now())).toBeNull();
+      await other.query('SELECT pg_advisory_unlock($1)', [QUALITY_LOCK_KEY]);
+      expect(await s.quality.runExclusive(Date.now())).toBe(0);
+    } finally {
+      await other.end();
+    }
+  });
+});
