@@ -46,7 +46,8 @@ const schema = z
     DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
       message: 'must be a postgres:// or postgresql:// URL',
     }),
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+    // At least 2: the scheduled quality job holds one connection for its lock while it works on another.
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
     DATA_DIR: z.string().min(1).default('./data'),
     REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
       message: 'must be a redis:// or rediss:// URL',
@@ -57,7 +58,7 @@ const schema = z
     EXCHANGE_SPOT: exchangeName.default('spot'),
     SEED_DEMO: bool(true),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    QUALITY_INTERVAL: duration('5m'),
+    QUALITY_INTERVAL: duration('5m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
     TIER_LIMITS: optionalString,
     METRICS_TOKEN: optionalString,
     TLS_CERT_FILE: optionalString,

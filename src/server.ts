@@ -85,7 +85,8 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
-      await stopQuality();
+      // A quality run in progress gets the rest of the shutdown budget, no more.
+      await Promise.race([stopQuality(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
       await gql.stop();
       await services.close();
     })());

@@ -102,27 +102,25 @@ export interface Bollinger {
   lower: Out;
 }
 
-/** Bollinger bands on the SMA with population standard deviation. */
+/**
+ * Bollinger bands on the SMA with population standard deviation. Each window is summed on
+ * its own (20 additions) rather than with a running sum: a running sum of squares of prices
+ * near 65,000 drifts over a year of minutes, and a value would then depend on where the
+ * computation started.
+ */
 export function bollinger(close: Series, period = 20, k = 2): Bollinger {
   const n = close.length;
   const out: Bollinger = { upper: empty(n), middle: empty(n), lower: empty(n) };
-  let sum = 0;
-  let sumSq = 0;
-  for (let i = 0; i < n; i++) {
-    sum += close[i];
-    sumSq += close[i] * close[i];
-    if (i >= period) {
-      sum -= close[i - period];
-      sumSq -= close[i - period] * close[i - period];
-    }
-    if (i >= period - 1) {
-      const mean = sum / period;
-      const variance = Math.max(0, sumSq / period - mean * mean);
-      const sd = Math.sqrt(variance);
-      out.middle[i] = mean;
-      out.upper[i] = mean + k * sd;
-      out.lower[i] = mean - k * sd;
-    }
+  for (let i = period - 1; i < n; i++) {
+    let sum = 0;
+    for (let j = i - period + 1; j <= i; j++) sum += close[j];
+    const mean = sum / period;
+    let sq = 0;
+    for (let j = i - period + 1; j <= i; j++) sq += (close[j] - mean) * (close[j] - mean);
+    const sd = Math.sqrt(sq / period);
+    out.middle[i] = mean;
+    out.upper[i] = mean + k * sd;
+    out.lower[i] = mean - k * sd;
   }
   return out;
 }

@@ -45,24 +45,18 @@ export function technicalFeatures(b: Bars): Record<TechnicalFeature, Out> {
   const bb = bollinger(b.close, WINDOW, 2);
   const vwap: Out = new Array(n).fill(null);
   const twap: Out = new Array(n).fill(null);
-  let pv = 0;
-  let vol = 0;
-  let tw = 0;
-  for (let i = 0; i < n; i++) {
-    const tp = (b.high[i] + b.low[i] + b.close[i]) / 3;
-    pv += tp * b.volume[i];
-    vol += b.volume[i];
-    tw += (b.open[i] + b.high[i] + b.low[i] + b.close[i]) / 4;
-    if (i >= WINDOW) {
-      const j = i - WINDOW;
-      pv -= ((b.high[j] + b.low[j] + b.close[j]) / 3) * b.volume[j];
-      vol -= b.volume[j];
-      tw -= (b.open[j] + b.high[j] + b.low[j] + b.close[j]) / 4;
+  // Window-local sums (see bollinger): the same value whatever the computation started from.
+  for (let i = WINDOW - 1; i < n; i++) {
+    let pv = 0;
+    let vol = 0;
+    let tw = 0;
+    for (let j = i - WINDOW + 1; j <= i; j++) {
+      pv += ((b.high[j] + b.low[j] + b.close[j]) / 3) * b.volume[j];
+      vol += b.volume[j];
+      tw += (b.open[j] + b.high[j] + b.low[j] + b.close[j]) / 4;
     }
-    if (i >= WINDOW - 1) {
-      vwap[i] = vol > 0 ? pv / vol : null;
-      twap[i] = tw / WINDOW;
-    }
+    vwap[i] = vol > 0 ? pv / vol : null;
+    twap[i] = tw / WINDOW;
   }
   const bbWidth: Out = bb.middle.map((mid, i) => (mid === null ? null : ratio(bb.upper[i]! - bb.lower[i]!, mid)));
   const bbPct: Out = bb.middle.map((mid, i) => (mid === null ? null : ratio(b.close[i] - bb.lower[i]!, bb.upper[i]! - bb.lower[i]!)));

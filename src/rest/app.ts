@@ -28,11 +28,11 @@ export function createApp({ logger, services, graphql }: AppDeps): Express {
   app.use(cors());
   app.use(healthRouter(services.health));
   app.use(keysRouter(services.access, services.keys));
-  app.use(featuresRouter(services.access, services.features));
   // gzip or br for bodies over 1 KB when the client accepts it, on the routes whose bodies
   // can be large (elsewhere the middleware's per-response cost buys nothing).
   const compress = compression({ threshold: 1024 });
-  app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features'], compress);
+  app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features', '/v1/quality'], compress);
+  app.use(featuresRouter(services.access, services.features));
   app.use(marketRouter(services.access, services.market));
   app.use(qualityRouter(services.access, services.quality));
   app.use('/graphql', compress, ...graphql);

@@ -2,8 +2,9 @@
  * Pre-computes features into the `features` table, over the full stored history so a value
  * never depends on the window a client asks for. After an append only the affected tail is
  * recomputed, from LOOKBACK bars before it: the EMA and Wilder states that reach further back
- * have decayed below 1e-20 by then (factor (20/21)^1000 for RSI 21, the slowest), so the tail
- * equals the full computation at the 6 decimals served.
+ * have decayed below 1e-20 by then (factor (20/21)^1000 for RSI 21, the slowest), and window
+ * features (Bollinger, VWAP, TWAP) are summed per window, so the tail equals the full
+ * computation at the 6 decimals served.
  */
 import type { Database } from '../db/database';
 import { FeaturesRepository } from '../db/features.repository';
@@ -46,6 +47,9 @@ export class FeatureEngine {
       if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
       written += await writing;
       writing = this.repo.writeTechnical(seriesId, timeframe, h.time, values, first);
+      // Observed here so a failure while the next chunk is read is not an unhandled
+      // rejection; it is still thrown where `writing` is awaited.
+      writing.catch(() => undefined);
       if (to === null) return written + (await writing);
       from = to;
     }

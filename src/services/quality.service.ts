@@ -11,7 +11,7 @@ import * as params from '../domain/query-params';
 import type { RawParams } from '../domain/query-params';
 import { QUALITY_WINDOW_MS, bandOf, computeQuality } from '../domain/quality';
 import { formatTimestamp } from '../domain/time';
-import { CANDLE_TIMEFRAMES, type CandleTimeframe } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import type { Exchanges } from './exchanges';
 import { normalizeSymbol } from './market-ref';
@@ -53,16 +53,18 @@ export class QualityService {
     const now = new Date(nowMs);
     let n = 0;
     for (const tf of CANDLE_TIMEFRAMES) {
+      // Closed candles only, as everywhere they are served.
+      const closed = new Date(lastClosedOpen(nowMs, tf));
       const [span] = await this.db.query<{ first: number | null; last: number | null }>(
         `SELECT (extract(epoch FROM min(time)) * 1000)::int8 AS first, (extract(epoch FROM max(time)) * 1000)::int8 AS last
          FROM candles WHERE series_id = $1 AND timeframe = $2 AND time <= $3`,
-        [seriesId, tf, now],
+        [seriesId, tf, closed],
       );
       if (span.first === null) continue;
       const candles = await this.db.query<{ time: number; close: number }>(
         `SELECT (extract(epoch FROM time) * 1000)::int8 AS time, close::float8 AS close FROM candles
          WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4 ORDER BY time`,
-        [seriesId, tf, windowStart, now],
+        [seriesId, tf, windowStart, closed],
       );
       let meanBasis: number | null = null;
       if (pair) {
@@ -70,7 +72,7 @@ export class QualityService {
           `SELECT avg(abs(p.close - s.close) / s.close)::float8 AS basis
            FROM candles p JOIN candles s ON s.time = p.time AND s.timeframe = p.timeframe
            WHERE p.series_id = $1 AND s.series_id = $2 AND p.timeframe = $3 AND p.time >= $4 AND p.time <= $5`,
-          series.exchange === this.exchanges.perp ? [seriesId, pair.id, tf, windowStart, now] : [pair.id, seriesId, tf, windowStart, now],
+          series.exchange === this.exchanges.perp ? [seriesId, pair.id, tf, windowStart, closed] : [pair.id, seriesId, tf, windowStart, closed],
         );
         meanBasis = b.basis;
       }

@@ -4,6 +4,7 @@
  * relative (or 1e-6 absolute near zero), and the same warm-up.
  */
 import { atr, bollinger, macd, rsi, type Out } from '../../src/domain/indicators';
+import { technicalFeatures } from '../../src/domain/technical-features';
 import ref from '../fixtures/talib-reference.json';
 
 const close = ref.bars.map((b) => b.close);
@@ -55,5 +56,29 @@ describe('indicators match TA-Lib', () => {
     const prefix = rsi(close.slice(0, 400), 14);
     expect(prefix).toEqual(full.slice(0, 400));
     expect(macd(close.slice(0, 400)).signal).toEqual(macd(close).signal.slice(0, 400));
+  });
+});
+
+describe('technical features', () => {
+  it('when 20 bars in a row have no volume, then vwap_20 and price_vs_vwap_20 are null, not a rounding remainder', () => {
+    const n = 60;
+    const bars = {
+      open: Array(n).fill(65_000.13),
+      high: Array(n).fill(65_010.77),
+      low: Array(n).fill(64_990.31),
+      close: Array(n).fill(65_003.29),
+      volume: Array.from({ length: n }, (_, i) => (i < 30 ? 1.3 + i * 0.7 : 0)),
+    };
+    const f = technicalFeatures(bars);
+    expect(f.vwap_20[48]).not.toBeNull();
+    expect(f.vwap_20[49]).toBeNull();
+    expect(f.price_vs_vwap_20[59]).toBeNull();
+  });
+
+  it('when prices are flat, then the bands coincide: width 0 and %B null', () => {
+    const flat = Array(40).fill(100);
+    const f = technicalFeatures({ open: flat, high: flat, low: flat, close: flat, volume: Array(40).fill(1) });
+    expect(f.bb_width[39]).toBe(0);
+    expect(f.bb_pct[39]).toBeNull();
   });
 });
