@@ -46,14 +46,20 @@ export function technicalFeatures(b: Bars): Record<TechnicalFeature, Out> {
   const vwap: Out = new Array(n).fill(null);
   const twap: Out = new Array(n).fill(null);
   // Window-local sums (see bollinger): the same value whatever the computation started from.
+  const pvAt = new Float64Array(n);
+  const ohlc4 = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    pvAt[i] = ((b.high[i] + b.low[i] + b.close[i]) / 3) * b.volume[i];
+    ohlc4[i] = (b.open[i] + b.high[i] + b.low[i] + b.close[i]) / 4;
+  }
   for (let i = WINDOW - 1; i < n; i++) {
     let pv = 0;
     let vol = 0;
     let tw = 0;
     for (let j = i - WINDOW + 1; j <= i; j++) {
-      pv += ((b.high[j] + b.low[j] + b.close[j]) / 3) * b.volume[j];
+      pv += pvAt[j];
       vol += b.volume[j];
-      tw += (b.open[j] + b.high[j] + b.low[j] + b.close[j]) / 4;
+      tw += ohlc4[j];
     }
     vwap[i] = vol > 0 ? pv / vol : null;
     twap[i] = tw / WINDOW;
