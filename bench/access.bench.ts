@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { REDIS_URL, benchDatabase, load, startProcess, type LoadResult } from './bench-support';
+import { REDIS_URL, benchDatabase, load, startProcess, type LoadResult, runBench } from './bench-support';
 import { sequentialLatency } from './latency';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' } } });
@@ -69,7 +69,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

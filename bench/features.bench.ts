@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
 import { FeatureEngine } from '../src/services/feature-engine.service';
 import { Exchanges } from '../src/services/exchanges';
-import { REDIS_URL, ROOT, benchDatabase, startProcess } from './bench-support';
+import { REDIS_URL, ROOT, benchDatabase, startProcess, runBench } from './bench-support';
 import { sequentialLatency } from './latency';
 
 const MINUTE = 60_000;
@@ -122,7 +122,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { REDIS_URL, ROOT, benchDatabase, load, rssMb, startProcess } from './bench-support';
+import { REDIS_URL, ROOT, benchDatabase, load, rssMb, startProcess, runBench } from './bench-support';
 import { fetchOnce, sequentialLatency } from './latency';
 
 const { values } = parseArgs({
@@ -106,7 +106,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

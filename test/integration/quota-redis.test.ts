@@ -19,6 +19,17 @@ const run = redisUrl && pgUrl ? describe : describe.skip;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** Poll `request` every 100 ms until it answers 200 or `ms` pass; returns the last status. */
+async function statusWithin(ms: number, request: () => Promise<Response>): Promise<number> {
+  const deadline = Date.now() + ms;
+  let status = (await request()).status;
+  while (status !== 200 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = (await request()).status;
+  }
+  return status;
+}
+
 run('two gateway processes sharing Redis and PostgreSQL', () => {
   let db: { url: string; drop(): Promise<void> };
   let services: Services;
@@ -114,12 +125,7 @@ run('Redis down', () => {
       expect(((await health.json()) as Json).checks.rate_limit_store.status).toBe('unavailable');
 
       await redis.start();
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await srv.rest('/v1/auth/keys', { key })).status;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe(200);
+      expect(await statusWithin(10_000, () => srv.rest('/v1/auth/keys', { key }))).toBe(200);
       expect((await srv.rest('/health')).status).toBe(200);
     } finally {
       await srv.stop();
@@ -135,12 +141,7 @@ run('Redis down', () => {
       expect((await srv.rest('/v1/auth/keys', { key })).status).toBe(503);
       expect((await srv.rest('/health')).status).toBe(503);
       await redis.start();
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await srv.rest('/v1/auth/keys', { key })).status;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(status).toBe(200);
+      expect(await statusWithin(10_000, () => srv.rest('/v1/auth/keys', { key }))).toBe(200);
     } finally {
       await srv.stop();
       await redis.stop();
