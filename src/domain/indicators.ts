@@ -10,18 +10,6 @@ export type Out = Array<number | null>;
 
 const empty = (n: number): Out => new Array<number | null>(n).fill(null);
 
-/** Simple moving average; first value at period - 1. */
-export function sma(x: Series, period: number): Out {
-  const out = empty(x.length);
-  let sum = 0;
-  for (let i = 0; i < x.length; i++) {
-    sum += x[i];
-    if (i >= period) sum -= x[i - period];
-    if (i >= period - 1) out[i] = sum / period;
-  }
-  return out;
-}
-
 /**
  * EMA with TA-Lib seeding: the first value, at `from + period - 1`, is the SMA of the
  * `period` inputs ending there; then k = 2 / (period + 1).
