@@ -4,8 +4,10 @@ import type { AccessService } from '../services/access/access.service';
 import type { MarketDataService } from '../services/market-data.service';
 import { principalOf, requireApiKey } from './access.middleware';
 import { candleJson, pageJson, rowJson } from './json';
+import { sendCsv, wantsCsv } from './csv';
 import { optional } from '../domain/query-params';
 
+const CANDLE_KEYS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
 const FUNDING_KEYS = ['time', 'rate', 'rate_normalized', 'premium'] as const;
 
 function sendJson(res: Response, body: string): void {
@@ -17,8 +19,10 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
   const auth = requireApiKey(access);
 
   router.get('/v1/ohlcv', auth, async (req, res) => {
+    const csv = wantsCsv(req.query);
     const q = market.candleQuery(principalOf(req), req.query);
     const [p] = await market.candlePages([q]);
+    if (csv) return sendCsv(res, CANDLE_KEYS, p.data.map((r) => CANDLE_KEYS.map((k) => r[k])), p.next_start);
     sendJson(
       res,
       pageJson(
@@ -29,8 +33,13 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
   });
 
   router.get('/v1/funding', auth, async (req, res) => {
+    const csv = wantsCsv(req.query);
     const q = market.fundingQuery(principalOf(req), req.query);
     const [p] = await market.fundingPages([q]);
+    if (csv) {
+      const keys = q.normalized ? FUNDING_KEYS : FUNDING_KEYS.slice(0, 2);
+      return sendCsv(res, keys, p.data.map((r) => keys.map((k) => r[k])), p.next_start);
+    }
     sendJson(
       res,
       pageJson(
@@ -41,8 +50,16 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
   });
 
   router.get('/v1/multi-asset', auth, async (req, res) => {
+    const csv = wantsCsv(req.query);
     const q = market.multiAssetQuery(principalOf(req), req.query);
     const p = await market.multiAsset(q);
+    if (csv) {
+      const rows = p.data.map((r) => {
+        const bySymbol = new Map(r.values);
+        return [r.time, ...q.symbols.map((s) => bySymbol.get(s))];
+      });
+      return sendCsv(res, ['time', ...q.symbols], rows, p.next_start);
+    }
     sendJson(
       res,
       pageJson(

@@ -156,6 +156,59 @@ describe.each(storages)('market data on %s', (_name, makeDb) => {
     });
   });
 
+  describe('format=csv', () => {
+    const csv = async (path: string) => {
+      const res = await srv.rest(path, { key: pro });
+      return { status: res.status, type: res.headers.get('content-type'), next: res.headers.get('x-next-start'), text: await res.text() };
+    };
+    const rowsOf = (text: string) => text.trimEnd().split('\n').map((l) => l.split(','));
+
+    it('when candles are asked as CSV, then a header and the same strings as JSON, with the next page in X-Next-Start', async () => {
+      const q = `symbol=ETH-USDT&exchange=spot&timeframe=1m&start=${T0}&limit=3`;
+      const j = await get(`/v1/ohlcv?${q}`);
+      const c = await csv(`/v1/ohlcv?${q}&format=csv`);
+      expect(c.type).toMatch(/^text\/csv/);
+      expect(c.next).toBe(j.body.next_start);
+      const [head, ...rows] = rowsOf(c.text);
+      expect(head).toEqual(['time', 'open', 'high', 'low', 'close', 'volume']);
+      expect(rows).toEqual(j.body.data.map((r: Json) => head.map((k) => r[k])));
+    });
+
+    it('when normalized funding is asked as CSV, then nulls are empty cells', async () => {
+      const q = `symbol=BTC-USDT&exchange=perp&start=${iso(T0)}&end=${iso(T0 + HOUR)}&normalized=true`;
+      const c = await csv(`/v1/funding?${q}&format=csv`);
+      expect(rowsOf(c.text)).toEqual([
+        ['time', 'rate', 'rate_normalized', 'premium'],
+        [ts(T0), rateAt(0).toFixed(8), '', ''],
+        [ts(T0 + HOUR), rateAt(1).toFixed(8), '', (0.05 / spotClose(0)).toFixed(8)],
+      ]);
+      expect(c.next).toBeNull();
+    });
+
+    it('when multi-asset is asked as CSV, then one column per symbol and an empty cell where a symbol has no value', async () => {
+      const c = await csv(`/v1/multi-asset?symbols=SOL-USDT,ETH-USDT&exchange=spot&timeframe=1m&field=close&start=${iso(T0 + 3 * MINUTE)}&end=${iso(T0 + 3 * MINUTE)}&format=csv`);
+      expect(rowsOf(c.text)).toEqual([
+        ['time', 'SOL-USDT', 'ETH-USDT'],
+        [ts(T0 + 3 * MINUTE), '', minuteClose('ETH-USDT', 3).toFixed(6)],
+      ]);
+    });
+
+    it('when features are asked as CSV, then the same values as JSON', async () => {
+      const q = `symbol=BTC-USDT&exchange=perp&timeframe=1h&features=rsi_14,macd&start=${iso(T0 + 30 * HOUR)}&end=${iso(T0 + 40 * HOUR)}`;
+      const j = await get(`/v1/features?${q}`);
+      const [head, ...rows] = rowsOf((await csv(`/v1/features?${q}&format=csv`)).text);
+      expect(rows).toEqual(j.body.data.map((r: Json) => head.map((k) => r[k] ?? '')));
+    });
+
+    it('when format is neither json nor csv, or a CSV request fails, then the JSON envelope', async () => {
+      const bad = await get(`/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1h&start=${T0}&format=xml`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toBe('INVALID_PARAMETER');
+      const err = await get(`/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=2m&start=${T0}&format=csv`);
+      expect(err.body.error).toBe('INVALID_TIMEFRAME');
+    });
+  });
+
   describe('GET /v1/markets', () => {
     it('lists every market with its coverage per timeframe', async () => {
       const r = await get('/v1/markets?exchange=perp');
