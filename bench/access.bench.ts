@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { REDIS_URL, benchDatabase, load, startProcess, type LoadResult, runBench } from './bench-support';
+import { BENCH_USER, benchDatabase, gatewayEnv, load, runBench, startProcess, type LoadResult } from './bench-support';
 import { sequentialLatency } from './latency';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' } } });
@@ -19,16 +19,9 @@ const PATH = '/v1/features/available';
 
 async function main(): Promise<void> {
   const db = await benchDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'info',
-    // Quotas high enough that every request is admitted, while still running the quota script.
-    TIER_LIMITS: JSON.stringify({ scale: { minuteRequests: 1_000_000_000 } }),
-  };
+  const env = gatewayEnv(db.url);
   const services = await openServices(loadConfig(env));
-  const { key } = await services.keys.create({ user_id: '00000000-0000-4000-8000-00000000be0c', tier: 'scale' });
+  const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
   await services.close();
   const gateway = await startProcess('src/server.js', env, '/health');
   const bare = await startProcess('bench/bare-server.js', {}, PATH);

@@ -102,3 +102,17 @@ export function runBench(main: () => Promise<void>): void {
     process.exit(1);
   });
 }
+
+/** Gateway settings for the HTTP benchmarks: PostgreSQL, Redis quotas, and a scale quota high
+ * enough that every request is admitted while still running the quota script. */
+export function gatewayEnv(databaseUrl: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'info',
+    TIER_LIMITS: JSON.stringify({ scale: { minuteRequests: 1_000_000_000 } }),
+  };
+}
+
+export const BENCH_USER = '00000000-0000-4000-8000-00000000be0c';

@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
 import { FeatureEngine } from '../src/services/feature-engine.service';
 import { Exchanges } from '../src/services/exchanges';
-import { REDIS_URL, ROOT, benchDatabase, startProcess, runBench } from './bench-support';
+import { BENCH_USER, ROOT, benchDatabase, gatewayEnv, runBench, startProcess } from './bench-support';
 import { sequentialLatency } from './latency';
 
 const MINUTE = 60_000;
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   if (values.child) return child(values.child, values.url!);
   const db = await benchDatabase();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'mds-fbench-'));
-  const env = { DATABASE_URL: db.url, REDIS_URL, SEED_DEMO: 'false', LOG_LEVEL: 'silent', TIER_LIMITS: JSON.stringify({ scale: { minuteRequests: 1_000_000_000 } }) };
+  const env = { ...gatewayEnv(db.url), LOG_LEVEL: 'silent' };
   try {
     const services = await openServices(loadConfig(env));
     writeFileSync(path.join(dir, 'year.csv'), csv(0, ROWS));
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       { run: 'incremental (60 appended)', 'rows written': inc.rows, ms: inc.ms, 'peak RSS MB': inc.maxRssMb },
     ]);
 
-    const { key } = await services.keys.create({ user_id: '00000000-0000-4000-8000-00000000be0c', tier: 'scale' });
+    const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
     await services.close();
     const gateway = await startProcess('src/server.js', { ...env, QUALITY_INTERVAL: '24h' }, '/health');
     try {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { REDIS_URL, ROOT, benchDatabase, load, rssMb, startProcess, runBench } from './bench-support';
+import { BENCH_USER, ROOT, benchDatabase, gatewayEnv, load, rssMb, runBench, startProcess } from './bench-support';
 import { fetchOnce, sequentialLatency } from './latency';
 
 const { values } = parseArgs({
@@ -23,16 +23,10 @@ const N = Number(values.requests);
 
 async function main(): Promise<void> {
   const db = await benchDatabase();
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    SEED_DEMO: 'false',
-    LOG_LEVEL: 'info',
-    TIER_LIMITS: JSON.stringify({ scale: { minuteRequests: 1_000_000_000 } }),
-  };
+  const env = gatewayEnv(db.url);
   execFileSync(process.execPath, [path.join(ROOT, 'bin', 'mds.js'), 'seed-demo'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const services = await openServices(loadConfig(env));
-  const { key } = await services.keys.create({ user_id: '00000000-0000-4000-8000-00000000be0c', tier: 'scale' });
+  const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
   const [series] = await services.db.query<{ id: number; first: Date }>(
     `SELECT s.id, min(c.time) AS first FROM series s JOIN candles c ON c.series_id = s.id AND c.timeframe = '1m'
      WHERE s.exchange = 'perp' AND s.symbol = 'BTC-USDT' GROUP BY s.id`,

@@ -10,7 +10,8 @@ import { MAX_ROWS, type RawParams } from '../domain/query-params';
 import { lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import type { Exchanges } from './exchanges';
-import type { MarketDataService, Page } from './market-data.service';
+import { batchPages, type Page } from './batch-pages';
+import type { MarketDataService } from './market-data.service';
 import { normalizeSymbol } from './market-ref';
 import type { TierPolicy } from './tier-policy';
 
@@ -91,25 +92,11 @@ export class FeaturesService {
     const ids = await this.market.resolveSeries(queries);
     const now = this.clock();
     const endOf = (q: FeatureQuery) => (q.timeframe === 'funding' ? q.end : Math.min(q.end, lastClosedOpen(now, q.timeframe)));
-    const keyOf = (q: FeatureQuery) => `${q.timeframe}|${q.start}|${endOf(q)}|${q.names.join(',')}`;
-    const groups = new Map<string, { q: FeatureQuery; ids: Set<number> }>();
-    for (const q of queries) {
-      const id = ids.get(`${q.exchange}|${q.symbol}`);
-      if (id === undefined || q.start > endOf(q)) continue;
-      let g = groups.get(keyOf(q));
-      if (!g) groups.set(keyOf(q), (g = { q, ids: new Set() }));
-      g.ids.add(id);
-    }
-    const results = new Map<string, FeatureRow[]>();
-    for (const [k, g] of groups) {
-      const rows = await this.repo.features([...g.ids], g.q.timeframe, g.q.names, new Date(g.q.start), new Date(endOf(g.q)), MAX_ROWS + 1);
-      for (const [id, list] of rows) results.set(`${k}|${id}`, list);
-    }
-    return queries.map((q) => {
-      const rows = results.get(`${keyOf(q)}|${ids.get(`${q.exchange}|${q.symbol}`)}`) ?? [];
-      return rows.length > MAX_ROWS
-        ? { count: MAX_ROWS, next_start: rows[MAX_ROWS].time, data: rows.slice(0, MAX_ROWS) }
-        : { count: rows.length, next_start: null, data: rows };
+    return batchPages(queries, {
+      idOf: (q) => ids.get(`${q.exchange}|${q.symbol}`),
+      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.names.join(',')}`),
+      limitOf: () => MAX_ROWS,
+      fetch: (q, series, limit) => this.repo.features(series, q.timeframe, q.names, new Date(q.start), new Date(endOf(q)), limit),
     });
   }
 }

@@ -14,6 +14,9 @@ import { DEFAULT_OHLCV_LIMIT, MAX_ROWS, type RawParams } from '../domain/query-p
 import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { CandleRow, CoverageRow, FundingRow, MarketRepository, MultiAssetSource, SeriesRow } from '../db/market.repository';
 import type { Principal } from './access/principal';
+import { batchPages, page, type Page } from './batch-pages';
+
+export type { Page };
 import type { Exchanges } from './exchanges';
 import { normalizeSymbol } from './market-ref';
 import type { TierPolicy } from './tier-policy';
@@ -33,12 +36,6 @@ export interface FundingQuery {
   start: number;
   end: number;
   normalized: boolean;
-}
-
-export interface Page<Row> {
-  count: number;
-  next_start: string | null;
-  data: Row[];
 }
 
 export interface MultiAssetQuery {
@@ -173,52 +170,29 @@ export class MarketDataService {
   async candlePages(queries: readonly CandleQuery[]): Promise<Array<Page<CandleRow>>> {
     const ids = await this.seriesIds(queries);
     const now = this.clock();
-    const groups = new Map<string, { q: CandleQuery; end: number; ids: Set<number> }>();
-    for (const q of queries) {
-      const id = ids.get(`${q.exchange}|${q.symbol}`);
-      const end = Math.min(q.end, lastClosedOpen(now, q.timeframe));
-      if (id === undefined || q.start > end) continue;
-      const k = `${q.timeframe}|${q.start}|${end}|${q.limit}`;
-      let g = groups.get(k);
-      if (!g) groups.set(k, (g = { q, end, ids: new Set() }));
-      g.ids.add(id);
-    }
-    const results = new Map<string, CandleRow[]>();
-    for (const [k, g] of groups) {
-      const rows = await this.repo.candles([...g.ids], g.q.timeframe, new Date(g.q.start), new Date(g.end), g.q.limit + 1);
-      for (const [id, list] of rows) results.set(`${k}|${id}`, list);
-    }
-    return queries.map((q) => {
-      const id = ids.get(`${q.exchange}|${q.symbol}`);
-      const end = Math.min(q.end, lastClosedOpen(now, q.timeframe));
-      return page(results.get(`${q.timeframe}|${q.start}|${end}|${q.limit}|${id}`) ?? [], q.limit);
+    const endOf = (q: CandleQuery) => Math.min(q.end, lastClosedOpen(now, q.timeframe));
+    return batchPages(queries, {
+      idOf: (q) => ids.get(`${q.exchange}|${q.symbol}`),
+      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}`),
+      limitOf: (q) => q.limit,
+      fetch: (q, series, limit) => this.repo.candles(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit),
     });
   }
 
   async fundingPages(queries: readonly FundingQuery[]): Promise<Array<Page<FundingRow>>> {
     const spotPairs = queries.filter((q) => q.normalized).map((q) => ({ exchange: this.exchanges.spot, symbol: q.symbol }));
     const ids = await this.seriesIds([...queries, ...spotPairs]);
-    const groups = new Map<string, { q: FundingQuery; ids: Map<number, number | null> }>();
-    for (const q of queries) {
-      const id = ids.get(`${q.exchange}|${q.symbol}`);
-      if (id === undefined) continue;
-      const k = `${q.start}|${q.end}|${q.normalized}`;
-      let g = groups.get(k);
-      if (!g) groups.set(k, (g = { q, ids: new Map() }));
-      g.ids.set(id, ids.get(`${this.exchanges.spot}|${q.symbol}`) ?? null);
-    }
-    const results = new Map<string, FundingRow[]>();
-    for (const [k, g] of groups) {
-      const start = new Date(g.q.start);
-      const end = new Date(g.q.end);
-      const rows = g.q.normalized
-        ? await this.repo.fundingNormalized([...g.ids], start, end, MAX_ROWS + 1)
-        : await this.repo.funding([...g.ids.keys()], start, end, MAX_ROWS + 1);
-      for (const [id, list] of rows) results.set(`${k}|${id}`, list);
-    }
-    return queries.map((q) => {
-      const id = ids.get(`${q.exchange}|${q.symbol}`);
-      return page(results.get(`${q.start}|${q.end}|${q.normalized}|${id}`) ?? [], MAX_ROWS);
+    const idOf = (q: FundingQuery) => ids.get(`${q.exchange}|${q.symbol}`);
+    // perp series -> spot series of the same symbol (premium), for normalized queries
+    const spotOf = new Map(queries.map((q) => [idOf(q), ids.get(`${this.exchanges.spot}|${q.symbol}`) ?? null]));
+    return batchPages(queries, {
+      idOf,
+      keyOf: (q) => `${q.start}|${q.end}|${q.normalized}`,
+      limitOf: () => MAX_ROWS,
+      fetch: (q, series, limit) =>
+        q.normalized
+          ? this.repo.fundingNormalized(series.map((id) => [id, spotOf.get(id) ?? null] as [number, number | null]), new Date(q.start), new Date(q.end), limit)
+          : this.repo.funding(series, new Date(q.start), new Date(q.end), limit),
     });
   }
 
@@ -292,12 +266,4 @@ export class MarketDataService {
         .map((c) => ({ timeframe: c.timeframe, first: c.first, last: c.last })),
     }));
   }
-}
-
-/** Cut a fetched list (limit + 1 rows) to a page with next_start. */
-function page<Row extends { time: string }>(rows: Row[], limit: number): Page<Row> {
-  if (rows.length > limit) {
-    return { count: limit, next_start: rows[limit].time, data: rows.slice(0, limit) };
-  }
-  return { count: rows.length, next_start: null, data: rows };
 }

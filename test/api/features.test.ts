@@ -18,10 +18,7 @@ describe('features', () => {
   let srv: TestServer;
   let pro: string;
   let free: string;
-  const get = async (path: string, key = pro) => {
-    const res = await srv.rest(path, { key });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const get = (path: string, key = pro) => srv.getJson(path, key);
 
   beforeAll(async () => {
     srv = await startTestServer({ clock: () => NOW });

@@ -22,10 +22,7 @@ describe.each(storages)('market data on %s', (_name, makeDb) => {
   let pro: string;
   let free: string;
   let scale: string;
-  const get = async (path: string, key = pro) => {
-    const res = await srv.rest(path, { key });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
-  };
+  const get = (path: string, key = pro) => srv.getJson(path, key);
   const gql = async (query: string, variables?: Record<string, unknown>, key = pro) => {
     const res = await srv.gql(query, variables, key);
     return { status: res.status, body: (await res.json()) as Json };

@@ -25,10 +25,7 @@ describe('quality', () => {
   let srv: TestServer;
   let pro: string;
   let free: string;
-  const get = async (path: string, key = pro) => {
-    const res = await srv.rest(path, { key });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const get = (path: string, key = pro) => srv.getJson(path, key);
   const calm = (i: number) => Number((100 * (1 + 0.001 * Math.sin(i))).toFixed(6));
 
   beforeAll(async () => {

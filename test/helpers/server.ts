@@ -15,7 +15,12 @@ export interface TestServer extends RunningServer {
   key(tier: Tier, userId?: string): Promise<string>;
   rest(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
   gql(query: string, variables?: Record<string, unknown>, key?: string): Promise<Response>;
+  /** GET a REST path with a key and parse the JSON body. */
+  getJson(path: string, key: string): Promise<{ status: number; headers: Headers; body: Json }>;
 }
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
 
 export interface TestServerOptions {
   env?: Record<string, string | undefined>;
@@ -51,6 +56,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       const headers = new Headers(init.headers);
       if (init.key) headers.set('X-API-Key', init.key);
       return fetch(`${srv.url}${path}`, { ...init, headers });
+    },
+    async getJson(path, key) {
+      const res = await fetch(`${srv.url}${path}`, { headers: { 'X-API-Key': key } });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
     },
     gql(query, variables, key) {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
