@@ -40,14 +40,16 @@ const COMMANDS: Record<string, Command> = {
       const tf = String(o.timeframe);
       if (!isCandleTimeframe(tf)) throw new AppError('INVALID_TIMEFRAME', `timeframe "${tf}" is not one of 1m, 5m, 15m, 1h, 4h, 1d`);
       const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
-      const t0 = performance.now();
-      const result = await s.importer.importCandles(market, tf, String(o.file));
-      const t1 = performance.now();
-      if (result.from !== null && result.to !== null) {
-        await s.compute.afterCandleImport(result.seriesId, tf, result.from, result.to, now());
-      }
-      const t2 = performance.now();
-      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup_and_features: Math.round(t2 - t1) } };
+      return s.compute.forSymbol(market.symbol, async () => {
+        const t0 = performance.now();
+        const result = await s.importer.importCandles(market, tf, String(o.file));
+        const t1 = performance.now();
+        if (result.from !== null && result.to !== null) {
+          await s.compute.afterCandleImport(result.seriesId, tf, result.from, result.to, now());
+        }
+        const t2 = performance.now();
+        return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup_and_features: Math.round(t2 - t1) } };
+      });
     },
   },
   'import funding': {
@@ -60,11 +62,13 @@ const COMMANDS: Record<string, Command> = {
     },
     async run(s, o) {
       const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
-      const t0 = performance.now();
-      const result = await s.importer.importFunding(market, String(o.file));
-      const t1 = performance.now();
-      await s.compute.afterFundingImport(result.seriesId);
-      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
+      return s.compute.forSymbol(market.symbol, async () => {
+        const t0 = performance.now();
+        const result = await s.importer.importFunding(market, String(o.file));
+        const t1 = performance.now();
+        await s.compute.afterFundingImport(result.seriesId);
+        return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
+      });
     },
   },
   'seed-demo': {

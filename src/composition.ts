@@ -70,6 +70,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
     dataDir: opts.dataDir ?? config.dataDir,
   });
   try {

@@ -46,8 +46,13 @@ const schema = z
     DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
       message: 'must be a postgres:// or postgresql:// URL',
     }),
-    // At least 2: the scheduled quality job holds one connection for its lock while it works on another.
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(10),
+    // At least 3: a lock holder (the quality job, an import under its symbol lock) keeps one
+    // connection while the work uses up to two more (the feature engine reads a chunk while it
+    // writes the previous one).
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(3).max(200).default(10),
+    // Bounded waits on PostgreSQL, so a server that is down or silent gives a quick 503.
+    DATABASE_CONNECT_TIMEOUT: duration('3s').refine((ms) => ms >= 100 && ms <= 300_000, 'must be between 100ms and 5m'),
+    DATABASE_QUERY_TIMEOUT: duration('15s').refine((ms) => ms >= 100 && ms <= 3_600_000, 'must be between 100ms and 1h'),
     DATA_DIR: z.string().min(1).default('./data'),
     REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
       message: 'must be a redis:// or rediss:// URL',
@@ -85,6 +90,10 @@ export interface Config {
   host: string;
   databaseUrl?: string;
   databasePoolSize: number;
+  /** Longest wait for a PostgreSQL connection (a free one from the pool or a new one), ms. */
+  databaseConnectTimeoutMs: number;
+  /** Longest run of one statement outside sessions and transactions (the API's reads), ms. */
+  databaseQueryTimeoutMs: number;
   dataDir: string;
   redisUrl?: string;
   adminToken?: string;
@@ -119,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: c.HOST,
     databaseUrl: c.DATABASE_URL,
     databasePoolSize: c.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: c.DATABASE_CONNECT_TIMEOUT,
+    databaseQueryTimeoutMs: c.DATABASE_QUERY_TIMEOUT,
     dataDir: path.resolve(c.DATA_DIR),
     redisUrl: c.REDIS_URL,
     adminToken: c.ADMIN_TOKEN,

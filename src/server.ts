@@ -7,7 +7,8 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo, Socket } from 'node:net';
 import { loadConfig, type Config } from './config';
 import { openServices, type OpenOptions, type Services } from './composition';
 import { createLogger, type Logger } from './logger';
@@ -16,6 +17,7 @@ import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
 import { startQualitySchedule } from './jobs/quality.job';
+import { Metrics } from './services/metrics';
 
 /** Owner of the key made at first start, so a fresh install can be queried at once. */
 export const DEMO_USER_ID = '00000000-0000-4000-8000-000000000001';
@@ -31,13 +33,16 @@ export interface RunningServer {
 
 export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
   const services = await openServices(config, opts);
+  const metrics = new Metrics(services.db);
   const now = services.clock;
   let demoKey: string | undefined;
   try {
-    if (config.seedDemo && (await services.seeder.isEmpty())) {
-      logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)');
-      const started = Date.now();
-      const summary = await services.seeder.seed(now());
+    const started = Date.now();
+    const summary = config.seedDemo
+      ? await services.seeder.seedIfEmpty(now(), () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)'))
+      : null;
+    if (summary) {
+      metrics.jobRun('seed_demo', 'ok', (Date.now() - started) / 1000);
       logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded');
       // Embedded mode only: there the CLI cannot reach DATA_DIR while the server runs, so
       // without this key a fresh install could not be queried. With PostgreSQL, use the CLI.
@@ -63,16 +68,17 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     await services.close();
     throw err;
   }
-  const app = createApp({ logger, services, graphql: gql.handler });
+  const app = createApp({ logger, services, metrics, graphql: gql.handler });
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
     : http.createServer(app);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now);
+  const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics);
   const addr = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${host}:${addr.port}`;
@@ -132,3 +138,29 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) void main();
+
+/**
+ * Requests node:http refuses before the app sees them (a head over 16 KB, a malformed request
+ * line) still get the error envelope and a request id, then the connection is closed.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  // Never into a response still being sent on this connection (a request pipelined behind
+  // it); between requests of a keep-alive connection the answer is safe.
+  const inFlight = (socket as Socket & { _httpMessage?: { writableEnded: boolean } | null })._httpMessage;
+  if (!socket.writable || (inFlight && !inFlight.writableEnded) || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const id = randomUUID();
+  const body = JSON.stringify({
+    error: 'INVALID_PARAMETER',
+    message: tooLarge ? 'request headers are too large (16 KB at most)' : 'malformed HTTP request',
+    request_id: id,
+  });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -7,9 +7,18 @@ import type { PrismaClient } from '../generated/prisma/client';
 
 export type Row = Record<string, unknown>;
 
+export interface QueryOptions {
+  /**
+   * Give up on this statement after this long (ms), as if the server were unreachable
+   * (SERVICE_UNAVAILABLE). Only for statements run on the pool (`Database.query`); there the
+   * default is DATABASE_QUERY_TIMEOUT. Ignored by PGlite, which runs in this process.
+   */
+  timeoutMs?: number;
+}
+
 /** One connection's worth of SQL. int8 comes back as number, numeric as string. */
 export interface SqlSession {
-  query<R extends Row = Row>(text: string, params?: unknown[]): Promise<R[]>;
+  query<R extends Row = Row>(text: string, params?: unknown[], opts?: QueryOptions): Promise<R[]>;
   /** Run a script of several statements (no parameters, no result). */
   exec(script: string): Promise<void>;
   /** COPY rows in CSV form (chunks of complete lines, no header) into `table(columns)`. */

@@ -7,7 +7,7 @@ import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client';
 import type { Database, Row, SqlSession } from './database';
-import { mapUnavailable } from './unavailable';
+import { mapUnavailable, withUnavailableMapping } from './unavailable';
 
 const parsers = { [types.INT8]: (v: string) => Number(v) };
 
@@ -45,7 +45,7 @@ function sessionOf(q: PGlite | Transaction): SqlSession {
 
 export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
   const db = await PGlite.create(dataDir);
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPGlite(db) }));
   const base = sessionOf(db);
   return {
     kind: 'pglite',

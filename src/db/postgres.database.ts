@@ -1,35 +1,72 @@
-/** Database on a PostgreSQL server: one pg pool shared by Prisma's adapter and raw SQL. */
+/**
+ * Database on a PostgreSQL server: one pg pool shared by Prisma's adapter and raw SQL.
+ *
+ * Every wait on the server is bounded, so a server that is down, or a network that has gone
+ * silent, costs a request a few seconds and a 503, never a hung socket:
+ *
+ * - getting a connection (a free one from the pool, or a new one) gives up after
+ *   `connectionTimeoutMs` (DATABASE_CONNECT_TIMEOUT);
+ * - a statement run on the pool (`query`, and every Prisma operation outside a transaction:
+ *   all the API's reads) is cancelled by the server after `queryTimeoutMs`
+ *   (DATABASE_QUERY_TIMEOUT, `statement_timeout`), and the client stops waiting for an
+ *   answer QUERY_GRACE_MS later (pg `query_timeout`), which covers a server that cannot even
+ *   say so; the connection is then discarded;
+ * - `session` and `transaction` (imports, rollups, feature writes, migrations, the quality
+ *   job's lock) lift the statement timeout: a COPY of a large file legitimately runs longer.
+ *   TCP keep-alive still notices a peer that has vanished under them.
+ */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
 import { PrismaClient } from '../generated/prisma/client';
-import type { Database, Row, SqlSession } from './database';
-import { mapUnavailable } from './unavailable';
+import type { Database, QueryOptions, Row, SqlSession } from './database';
+import { mapUnavailable, withUnavailableMapping } from './unavailable';
 
 // int8 (counts, epoch milliseconds) as number: every value we select fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+/** How much longer than the server's statement timeout the client waits for any answer. */
+export const QUERY_GRACE_MS = 1_000;
 
 export interface PostgresOptions {
   url: string;
   poolSize: number;
   /** Fail a query that waits longer than this for a connection (ms). */
   connectionTimeoutMs?: number;
-  statementTimeoutMs?: number;
+  /** Bound on one statement run on the pool, outside `session`/`transaction` (ms). */
+  queryTimeoutMs?: number;
 }
 
-function sessionOf(client: pg.PoolClient | pg.Pool): SqlSession {
+/** pg reads `query_timeout` from a query's config (client-side; its types omit it). */
+type TimedQuery = pg.QueryConfig & { query_timeout?: number };
+
+type PoolQuery = (config: unknown, values?: unknown, cb?: unknown) => unknown;
+
+/** A pg query config with a client-side read timeout, unless the caller set one. */
+function withReadTimeout(config: unknown, ms: number): unknown {
+  if (typeof config === 'string') return { text: config, query_timeout: ms };
+  if (config && typeof config === 'object' && !('submit' in config) && (config as { query_timeout?: number }).query_timeout === undefined) {
+    return { ...config, query_timeout: ms };
+  }
+  return config;
+}
+
+/** SQL on a dedicated connection (session or transaction): no timeout of its own. */
+function sessionOf(client: pg.PoolClient): SqlSession {
   return {
-    async query<R extends Row>(text: string, params: unknown[] = []) {
-      const res = await client.query(text, params).catch(mapUnavailable);
+    async query<R extends Row>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
+      const config: TimedQuery = { text, values: params, query_timeout: opts.timeoutMs };
+      const res = await client.query(config).catch(mapUnavailable);
       return res.rows as R[];
     },
     async exec(script) {
-      await client.query(script);
+      await client.query(script).catch(mapUnavailable);
     },
     async copyFrom(table, columns, csvChunks) {
-      if (!('release' in client)) throw new Error('copyFrom needs a dedicated connection');
       const sql = `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`;
       await pipeline(Readable.from(csvChunks), client.query(copyFromStream(sql)));
     },
@@ -37,27 +74,48 @@ function sessionOf(client: pg.PoolClient | pg.Pool): SqlSession {
 }
 
 export function createPostgresDatabase(opts: PostgresOptions): Database {
+  const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const readTimeoutMs = queryTimeoutMs + QUERY_GRACE_MS;
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.poolSize,
-    connectionTimeoutMillis: opts.connectionTimeoutMs ?? 5_000,
-    statement_timeout: opts.statementTimeoutMs,
+    connectionTimeoutMillis: opts.connectionTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // The server cancels a statement after this (a session setting of every connection;
+    // `session` lifts it while it holds the connection).
+    statement_timeout: queryTimeoutMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const base = sessionOf(pool);
+  // Statements on the pool (ours and Prisma's adapter's) also stop waiting client-side: a
+  // silent server never answers with the statement timeout. Checked-out clients keep none.
+  const poolQuery = pool.query.bind(pool) as PoolQuery;
+  (pool as unknown as { query: PoolQuery }).query = (config, values, cb) => poolQuery(withReadTimeout(config, readTimeoutMs), values, cb);
+
+  const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPg(pool) }));
 
   async function session<T>(fn: (s: SqlSession) => Promise<T>): Promise<T> {
     const client = await pool.connect().catch(mapUnavailable);
     let broken = false;
+    // A checked-out client has no listener of the pool's: without this one, a connection
+    // dropping while the session holds it would be an unhandled 'error' event (a crash). The
+    // failure itself reaches the statement in flight, or the next one, as SERVICE_UNAVAILABLE.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
+      await client.query('SET statement_timeout = 0').catch(mapUnavailable);
       return await fn(sessionOf(client));
     } catch (err) {
       broken = true;
       throw err;
     } finally {
+      // A connection that failed is discarded; a healthy one goes back with the pool's timeout.
+      if (!broken) broken = await client.query('RESET statement_timeout').then(() => false, () => true);
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }
@@ -65,8 +123,14 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   return {
     kind: 'postgres',
     prisma,
-    query: base.query,
-    exec: base.exec,
+    async query<R extends Row>(text: string, params: unknown[] = [], qo: QueryOptions = {}) {
+      const config: TimedQuery = { text, values: params, query_timeout: Math.min(qo.timeoutMs ?? readTimeoutMs, readTimeoutMs) };
+      const res = await pool.query(config).catch(mapUnavailable);
+      return res.rows as R[];
+    },
+    async exec(script) {
+      await pool.query(script).catch(mapUnavailable);
+    },
     copyFrom: () => Promise.reject(new Error('copyFrom needs a transaction or session')),
     session,
     transaction: (fn) =>

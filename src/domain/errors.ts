@@ -33,6 +33,8 @@ export interface ErrorExtras {
   upgrade_url?: string;
   /** The offending parameter, for INVALID_PARAMETER / MISSING_PARAMETER. */
   parameter?: string;
+  /** SERVICE_UNAVAILABLE: which dependency failed (logs and metrics only, never rendered). */
+  dependency?: 'database' | 'redis';
 }
 
 export class AppError extends Error {

@@ -45,7 +45,11 @@ export function parseTimestamp(input: string): number | null {
     if (oh > 23 || om > 59) return null;
     offsetMin = (t[1] === '-' ? -1 : 1) * (oh * 60 + om);
   }
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMin * 60_000;
+  // Not Date.UTC: it reads years 0-99 as 1900-1999.
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day);
+  at.setUTCHours(hour, minute, second, millis);
+  const ms = at.getTime() - offsetMin * 60_000;
   return ms >= 0 && ms <= MAX_MS ? ms : null;
 }
 

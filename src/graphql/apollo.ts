@@ -9,15 +9,15 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { isAppError } from '../domain/errors';
+import { AppError, isAppError } from '../domain/errors';
 import { RateLimitedError, type AccessService } from '../services/access/access.service';
 import { rateLimitHeaders } from '../services/access/rate-limit-headers';
 import { setHeaders } from '../transport/set-headers';
 import type { GqlContext } from './context';
-import { formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
+import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
 import { createLoaders } from './loaders';
-import { complexityPlugin } from './complexity';
+import { complexityPlugin, refuseDeepNesting } from './complexity';
 import type { MarketDataService } from '../services/market-data.service';
 import type { FeaturesService } from '../services/features.service';
 
@@ -27,6 +27,29 @@ export interface GraphQLDeps {
   limitField: FieldLimiter;
   market: MarketDataService;
   features: FeaturesService;
+}
+
+/**
+ * `express.json` for /graphql, whose refusals (not JSON, over 64 KB, an unreadable or badly
+ * encoded body) are answered as a GraphQL response, `errors[0].extensions.code`
+ * INVALID_PARAMETER with HTTP 400, as GraphQL clients expect, rather than as the REST envelope.
+ */
+function jsonBody(): RequestHandler {
+  const parse = express.json({ limit: '64kb' });
+  return (req, res, next) => {
+    parse(req, res, (err?: unknown) => {
+      const e = err as { type?: unknown; status?: unknown } | undefined;
+      if (!e || typeof e.status !== 'number' || e.status >= 500) return next(err);
+      const reason =
+        e.type === 'entity.too.large'
+          ? 'request body is too large'
+          : e.type === 'entity.parse.failed'
+            ? 'request body is not valid JSON'
+            : 'request body could not be read';
+      const error = new AppError('INVALID_PARAMETER', `body: ${reason}`, { parameter: 'body' });
+      res.status(400).json({ errors: [{ message: error.message, extensions: appErrorExtensions(error, req.ctx.id) }] });
+    });
+  };
 }
 
 export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
@@ -53,10 +76,22 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       const requestId = req.ctx.id;
       try {
         const { principal, quota } = await deps.access.check(req.header('x-api-key'));
+        req.ctx.tier = principal.tier;
         setHeaders(res, rateLimitHeaders(quota));
-        return { requestId, log: req.ctx.log, principal, quota, limitField: deps.limitField, loaders: createLoaders(deps.market, deps.features) };
+        refuseDeepNesting([(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat());
+        return {
+          requestId,
+          log: req.ctx.log,
+          principal,
+          quota,
+          limitField: deps.limitField,
+          loaders: createLoaders(deps.market, deps.features),
+          noteError: (e) => req.ctx.errors.push({ err: e, scope: 'field' }),
+        };
       } catch (err) {
         if (!isAppError(err)) throw err;
+        if (err instanceof RateLimitedError) req.ctx.tier = err.quota.tier;
+        req.ctx.errors.push({ err, scope: 'request' });
         if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
         const headers = err instanceof RateLimitedError ? rateLimitHeaders(err.quota) : {};
         if (err.extras.retry_after_secs !== undefined) headers['Retry-After'] = String(err.extras.retry_after_secs);
@@ -65,7 +100,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     },
   });
   return {
-    handler: [express.json({ limit: '64kb' }), middleware],
+    handler: [jsonBody(), middleware],
     stop: () => server.stop(),
   };
 }

@@ -15,18 +15,62 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { AppError } from '../domain/errors';
 import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../domain/query-params';
 import { parseTimestamp } from '../domain/time';
 import type { GqlContext } from './context';
 
 export const MAX_DEPTH = 10;
+/** Deepest nesting of braces, brackets and parentheses a document's text may have. */
+export const MAX_NESTING = 64;
 export const MAX_COST = 2_000;
 /** How many markets `markets` is assumed to return when costing its fields. */
 export const MARKETS_ESTIMATE = 50;
 
+/**
+ * Deepest nesting of `{`, `[` and `(` in a document's text, strings and comments skipped.
+ * graphql-js parses, validates and executes recursively: a document nested a few thousand
+ * levels deep (inline fragments, list literals) overflows the stack, in whichever phase the JIT
+ * left with the largest frames, and an overflow after parsing is an internal error. So a
+ * document nested beyond MAX_NESTING is refused before it is parsed.
+ */
+export function nestingOf(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '#') {
+      while (i + 1 < text.length && text[i + 1] !== '\n' && text[i + 1] !== '\r') i++;
+    } else if (c === '"' && text.startsWith('"""', i)) {
+      i += 3;
+      while (i < text.length && !text.startsWith('"""', i)) i += text.startsWith('\\"""', i) ? 4 : 1;
+      i += 2;
+    } else if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"' && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+    } else if (c === '{' || c === '[' || c === '(') {
+      max = Math.max(max, ++depth);
+    } else if (c === '}' || c === ']' || c === ')') {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return max;
+}
+
+/** QUERY_TOO_COMPLEX when a document of the request (POST body, GET query) nests beyond MAX_NESTING. */
+export function refuseDeepNesting(documents: readonly unknown[]): void {
+  for (const d of documents) {
+    const n = typeof d === 'string' ? nestingOf(d) : 0;
+    if (n > MAX_NESTING) throw new AppError('QUERY_TOO_COMPLEX', `query too complex: nesting ${n} exceeds ${MAX_NESTING}; split it into smaller requests`);
+  }
+}
+
 interface Walk {
   fragments: Map<string, FragmentDefinitionNode>;
   variables: Record<string, unknown>;
+  /** [depth, cost] of each fragment already measured: a fragment spread many times (or a
+   * chain of fragments each spreading the next twice) is measured once, not 2^n times. */
+  measured: Map<string, [number, number]>;
 }
 
 function intArg(field: FieldNode, name: string, w: Walk): number | undefined {
@@ -106,7 +150,9 @@ function measure(set: SelectionSetNode | undefined, w: Walk, seen: Set<string>):
     } else {
       const frag = w.fragments.get(sel.name.value);
       if (!frag || seen.has(frag.name.value)) continue;
-      [d, c] = measure(frag.selectionSet, w, new Set([...seen, frag.name.value]));
+      let m = w.measured.get(frag.name.value);
+      if (!m) w.measured.set(frag.name.value, (m = measure(frag.selectionSet, w, new Set([...seen, frag.name.value]))));
+      [d, c] = m;
     }
     depth = Math.max(depth, d);
     cost += c;
@@ -122,7 +168,7 @@ export function complexityPlugin(): ApolloServerPlugin<GqlContext> {
           if (!operation) return;
           const fragments = new Map<string, FragmentDefinitionNode>();
           for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-          const [depth, cost] = measure(operation.selectionSet, { fragments, variables: request.variables ?? {} }, new Set());
+          const [depth, cost] = measure(operation.selectionSet, { fragments, variables: request.variables ?? {}, measured: new Map() }, new Set());
           if (depth > MAX_DEPTH || cost > MAX_COST) {
             const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
             throw new GraphQLError(`query too complex: ${why}; split it into smaller requests`, {

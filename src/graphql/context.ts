@@ -1,4 +1,5 @@
 /** Per-request GraphQL state, built in one place (graphql/apollo.ts) for every operation. */
+import type { AppError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { FieldLimiter } from './field-rate-limit';
 import type { Loaders } from './loaders';
@@ -11,4 +12,6 @@ export interface GqlContext {
   quota: QuotaStatus;
   limitField: FieldLimiter;
   loaders: Loaders;
+  /** Note an error raised during execution (metrics). */
+  noteError(err: AppError): void;
 }

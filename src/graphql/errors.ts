@@ -32,9 +32,19 @@ export function toHttpGraphQLError(err: AppError, requestId: string, headers: Re
   });
 }
 
+/**
+ * A GraphQLError that graphql-js or Apollo made about the request itself, with no code (a
+ * persisted-query hash that does not match its query, an operation type the schema lacks):
+ * the client's doing, not an internal error. An error thrown in a resolver or a plugin always
+ * carries its cause (`originalError`).
+ */
+function isRequestError(err: unknown): err is GraphQLError {
+  return err instanceof GraphQLError && err.originalError === undefined && err.path === undefined;
+}
+
 /** True for errors the client is meant to see as they are. */
 function isExpected(original: unknown): boolean {
-  if (isAppError(original)) return true;
+  if (isAppError(original) || isRequestError(original)) return true;
   const code = original instanceof GraphQLError ? original.extensions?.code : undefined;
   return typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR';
 }
@@ -47,6 +57,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   }
   const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
   if (extensions.code === 'INTERNAL_SERVER_ERROR' || extensions.code === undefined) {
+    if (isRequestError(original)) return { ...formatted, extensions: { ...extensions, code: 'BAD_REQUEST' } };
     return { message: MASKED, path: formatted.path, extensions: { code: 'DATABASE_ERROR' } };
   }
   // Bad argument values are the REST INVALID_PARAMETER; document errors keep Apollo's codes
@@ -63,9 +74,12 @@ export function requestIdPlugin(): ApolloServerPlugin<GqlContext> {
         async didEncounterErrors({ contextValue, errors }) {
           for (const e of errors) {
             const original = unwrapResolverError(e);
-            if (!isExpected(original)) contextValue.log?.error({ err: original }, 'unexpected error in resolver');
-            else if (isAppError(original) && original.cause) {
-              contextValue.log?.warn({ err: original.cause, code: original.code }, 'dependency failure');
+            if (!isExpected(original)) {
+              contextValue.log?.error({ err: original }, 'unexpected error in resolver');
+              contextValue.noteError?.(new AppError('DATABASE_ERROR', MASKED));
+            } else if (isAppError(original)) {
+              if (original.cause) contextValue.log?.warn({ err: original.cause, code: original.code }, 'dependency failure');
+              contextValue.noteError?.(original);
             }
           }
         },

@@ -63,7 +63,7 @@ export function createFieldLimiter(store: QuotaStore, clock: () => number = Date
         { max: limit.max, window: `${limit.windowMs}ms`, readOnly: true },
       );
     } catch (err) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'the rate-limit store is temporarily unavailable; retry shortly', {}, err);
+      throw new AppError('SERVICE_UNAVAILABLE', 'the rate-limit store is temporarily unavailable; retry shortly', { dependency: 'redis' }, err);
     }
     if (refused) {
       const now = clock();

@@ -4,9 +4,16 @@
  * failed run is logged and the next one comes on schedule.
  */
 import type { Logger } from '../logger';
+import type { Metrics } from '../services/metrics';
 import type { QualityService } from '../services/quality.service';
 
-export function startQualitySchedule(quality: QualityService, intervalMs: number, logger: Logger, clock: () => number): () => Promise<void> {
+export function startQualitySchedule(
+  quality: QualityService,
+  intervalMs: number,
+  logger: Logger,
+  clock: () => number,
+  metrics?: Metrics,
+): () => Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -15,9 +22,12 @@ export function startQualitySchedule(quality: QualityService, intervalMs: number
       const started = performance.now();
       try {
         const n = await quality.runExclusive(clock());
+        const ms = performance.now() - started;
+        metrics?.jobRun('quality', n === null ? 'skipped' : 'ok', ms / 1000);
         if (n === null) logger.debug('quality job skipped: another instance holds the lock');
-        else logger.info({ records: n, duration_ms: Math.round(performance.now() - started) }, 'quality job done');
+        else logger.info({ records: n, duration_ms: Math.round(ms) }, 'quality job done');
       } catch (err) {
+        metrics?.jobRun('quality', 'error', (performance.now() - started) / 1000);
         logger.error({ err }, 'quality job failed');
       }
       if (!stopped) {

@@ -17,10 +17,14 @@ export function requireApiKey(access: AccessService) {
   return async function requireApiKeyMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
       req.access = await access.check(req.header('x-api-key'));
+      req.ctx.tier = req.access.principal.tier;
       setHeaders(res, rateLimitHeaders(req.access.quota));
       next();
     } catch (err) {
-      if (err instanceof RateLimitedError) setHeaders(res, rateLimitHeaders(err.quota));
+      if (err instanceof RateLimitedError) {
+        req.ctx.tier = err.quota.tier;
+        setHeaders(res, rateLimitHeaders(err.quota));
+      }
       next(err);
     }
   };

@@ -4,25 +4,52 @@
  * JSON envelopes. Every cell is a decimal, a timestamp or a symbol, so no quoting is needed.
  */
 import type { Response } from 'express';
-import { AppError } from '../domain/errors';
-import { optional, type RawParams } from '../domain/query-params';
+import { FORMAT, read, type RawParams } from '../domain/query-params';
 
 /** The requested representation: json (default) or csv; anything else is INVALID_PARAMETER. */
 export function wantsCsv(raw: RawParams): boolean {
-  const f = optional(raw, 'format');
-  if (f === undefined || f === 'json') return false;
-  if (f === 'csv') return true;
-  throw new AppError('INVALID_PARAMETER', 'format must be json or csv', { parameter: 'format' });
+  return read(FORMAT, raw) === 'csv';
 }
 
-export function sendCsv(
+/** Lines per write: large enough to amortise the syscalls, small enough to keep memory flat. */
+const CHUNK_LINES = 500;
+
+/**
+ * Stream the page: the header line, then the rows in chunks of CHUNK_LINES, each written only
+ * when the socket has taken the previous one (backpressure), chunked transfer encoding. A
+ * client that goes away stops the rendering.
+ */
+export async function sendCsv(
   res: Response,
   columns: readonly string[],
   rows: ReadonlyArray<ReadonlyArray<string | null | undefined>>,
   nextStart: string | null,
-): void {
-  const lines = [columns.join(',')];
-  for (const r of rows) lines.push(r.map((v) => v ?? '').join(','));
+): Promise<void> {
   if (nextStart !== null) res.setHeader('X-Next-Start', nextStart);
-  res.type('text/csv; charset=utf-8').send(lines.join('\n') + '\n');
+  res.type('text/csv; charset=utf-8');
+  let chunk = columns.join(',') + '\n';
+  if (res.destroyed) return;
+  for (let i = 0; i < rows.length; i++) {
+    chunk += rows[i].map((v) => v ?? '').join(',') + '\n';
+    if ((i + 1) % CHUNK_LINES === 0 && i + 1 < rows.length) {
+      if (!res.write(chunk)) await drained(res);
+      if (res.destroyed) return;
+      chunk = '';
+    }
+  }
+  res.end(chunk);
+}
+
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    // A client gone before this write: no 'drain' or 'close' is coming any more.
+    if (res.destroyed || res.writableEnded) return resolve();
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

@@ -3,20 +3,31 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError, isAppError } from '../domain/errors';
 import { sendError } from './envelope';
 
-/** Turn body-parser failures and unknown errors into AppErrors. */
+/**
+ * Turn client errors raised by Express and body-parser into AppErrors: body failures name
+ * `body`; any other 4xx they raise (a path with malformed percent-encoding, say) is the
+ * request's fault too. Anything else is unknown (null).
+ */
 export function toAppError(err: unknown): AppError | null {
   if (isAppError(err)) return err;
-  const e = err as { type?: string; status?: number };
-  if (e && typeof e.type === 'string' && typeof e.status === 'number' && e.status < 500) {
+  const e = err as { type?: string; status?: number; expose?: boolean } | null;
+  if (!e || typeof e.status !== 'number' || e.status < 400 || e.status >= 500) return null;
+  // body-parser's own errors carry a `type`.
+  if (typeof e.type === 'string') {
     const reason =
       e.type === 'entity.too.large'
         ? 'request body is too large'
         : e.type === 'entity.parse.failed'
           ? 'request body is not valid JSON'
-          : 'request body could not be read';
+          : e.type === 'encoding.unsupported' || e.type === 'charset.unsupported'
+            ? 'request body encoding is not supported'
+            : 'request body could not be read';
     return new AppError('INVALID_PARAMETER', `body: ${reason}`, { parameter: 'body' });
   }
-  return null;
+  if ((err as Error).name === 'URIError') return new AppError('INVALID_PARAMETER', 'the path has malformed percent-encoding');
+  // The rest come from reading the body (a Content-Encoding that does not decode, say): body
+  // parsers are the only other source of 4xx errors in this app.
+  return new AppError('INVALID_PARAMETER', 'body: request body could not be read', { parameter: 'body' });
 }
 
 export function errorHandler() {
@@ -24,11 +35,14 @@ export function errorHandler() {
     const known = toAppError(err);
     if (known) {
       if (known.cause) req.ctx.log.warn({ err: known.cause, code: known.code }, 'dependency failure');
+      req.ctx.errors.push({ err: known, scope: 'request' });
       sendError(res, known, req.ctx.id);
       return;
     }
     req.ctx.log.error({ err }, 'unexpected error');
-    sendError(res, new AppError('DATABASE_ERROR', 'internal error; retry with exponential backoff'), req.ctx.id);
+    const masked = new AppError('DATABASE_ERROR', 'internal error; retry with exponential backoff');
+    req.ctx.errors.push({ err: masked, scope: 'request' });
+    sendError(res, masked, req.ctx.id);
   };
 }
 

@@ -20,7 +20,7 @@ export function featuresRouter(access: AccessService, features: FeaturesService)
     if (csv) {
       const [page] = await features.featurePages([q]);
       const columns = ['time', ...q.names];
-      return sendCsv(res, columns, page.data.map((r) => columns.map((c) => r[c])), page.next_start);
+      return await sendCsv(res, columns, page.data.map((r) => columns.map((c) => r[c])), page.next_start);
     }
     const p = await features.featurePageJson(q);
     res.type('application/json').send(

@@ -39,8 +39,8 @@ export function keysRouter(access: AccessService, keys: KeysService): Router {
     res.json({ keys: await keys.list(principalOf(req)) });
   });
 
-  router.delete('/v1/auth/keys/:keyHash', requireApiKey(access), async (req, res) => {
-    res.json(await keys.revoke(principalOf(req), String(req.params.keyHash)));
+  router.delete('/v1/auth/keys/:key_hash', requireApiKey(access), async (req, res) => {
+    res.json(await keys.revoke(principalOf(req), String(req.params.key_hash)));
   });
 
   return router;

@@ -5,7 +5,6 @@ import type { MarketDataService } from '../services/market-data.service';
 import { principalOf, requireApiKey } from './access.middleware';
 import { candleJson, pageJson, rowJson } from './json';
 import { sendCsv, wantsCsv } from './csv';
-import { optional } from '../domain/query-params';
 
 const CANDLE_KEYS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
 const FUNDING_KEYS = ['time', 'rate', 'rate_normalized', 'premium'] as const;
@@ -22,7 +21,7 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
     const csv = wantsCsv(req.query);
     const q = market.candleQuery(principalOf(req), req.query);
     const [p] = await market.candlePages([q]);
-    if (csv) return sendCsv(res, CANDLE_KEYS, p.data.map((r) => CANDLE_KEYS.map((k) => r[k])), p.next_start);
+    if (csv) return await sendCsv(res, CANDLE_KEYS, p.data.map((r) => CANDLE_KEYS.map((k) => r[k])), p.next_start);
     sendJson(
       res,
       pageJson(
@@ -38,7 +37,7 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
     const [p] = await market.fundingPages([q]);
     if (csv) {
       const keys = q.normalized ? FUNDING_KEYS : FUNDING_KEYS.slice(0, 2);
-      return sendCsv(res, keys, p.data.map((r) => keys.map((k) => r[k])), p.next_start);
+      return await sendCsv(res, keys, p.data.map((r) => keys.map((k) => r[k])), p.next_start);
     }
     sendJson(
       res,
@@ -58,7 +57,7 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
         const bySymbol = new Map(r.values);
         return [r.time, ...q.symbols.map((s) => bySymbol.get(s))];
       });
-      return sendCsv(res, ['time', ...q.symbols], rows, p.next_start);
+      return await sendCsv(res, ['time', ...q.symbols], rows, p.next_start);
     }
     sendJson(
       res,
@@ -70,7 +69,7 @@ export function marketRouter(access: AccessService, market: MarketDataService): 
   });
 
   router.get('/v1/markets', auth, async (req, res) => {
-    res.json({ markets: await market.markets(optional(req.query, 'exchange')) });
+    res.json({ markets: await market.markets(req.query) });
   });
 
   return router;

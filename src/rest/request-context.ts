@@ -4,12 +4,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { AppError } from '../domain/errors';
 import type { Logger } from '../logger';
+import type { Metrics } from '../services/metrics';
 
 export interface RequestState {
   id: string;
   log: Logger;
   started: number;
+  /** The caller's tier once the key is known (metrics label). */
+  tier?: string;
+  /** What the request ended with, for the metrics: refusals and failures. */
+  errors: Array<{ err: AppError; scope: 'request' | 'field' }>;
 }
 
 declare module 'express-serve-static-core' {
@@ -18,7 +24,14 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export function requestContext(logger: Logger) {
+/** The metrics label of a request: its route pattern, never the raw path (bounded cardinality). */
+function routeOf(req: Request, status: number): string {
+  if (req.route?.path) return String(req.route.path);
+  if (req.originalUrl.startsWith('/graphql')) return '/graphql';
+  return status === 404 ? 'unmatched' : 'other';
+}
+
+export function requestContext(logger: Logger, metrics?: Metrics) {
   return function requestContextMiddleware(req: Request, res: Response, next: NextFunction): void {
     const id = randomUUID();
     let child: Logger | undefined;
@@ -29,9 +42,27 @@ export function requestContext(logger: Logger) {
         return (child ??= logger.child({ request_id: id }));
       },
       started: performance.now(),
+      errors: [],
     };
     res.setHeader('X-Request-Id', id);
+    const observe = (status: number) => {
+      if (!metrics) return;
+      metrics.observeRequest(req.method, routeOf(req, status), status, (performance.now() - req.ctx.started) / 1000);
+      // One count per request and kind: ten GraphQL fields failing on the database are one request.
+      const seen = new Set<string>();
+      for (const e of req.ctx.errors) {
+        const kind = `${e.err.code}|${e.scope}|${e.err.extras.dependency ?? ''}`;
+        if (!seen.has(kind)) metrics.errorSeen(e.err, req.ctx.tier, e.scope);
+        seen.add(kind);
+      }
+    };
+    // A client that leaves before the response ends is counted as status 499 (nginx's "client
+    // closed request"), so aborted requests show up too.
+    res.on('close', () => {
+      if (!res.writableFinished) observe(499);
+    });
     res.on('finish', () => {
+      observe(res.statusCode);
       logger.info(
         {
           request_id: id,

@@ -9,6 +9,9 @@ import type { FeatureEngine } from './feature-engine.service';
 import type { QualityService } from './quality.service';
 import { rollup } from './rollup.service';
 
+/** Class id of the per-symbol advisory locks (the object id is hashtext(symbol)). */
+export const SYMBOL_LOCK_CLASS = 7_734_214;
+
 export interface ComputeSummary {
   series: number;
   rollups: number;
@@ -23,8 +26,33 @@ export class ComputeService {
     private readonly quality: QualityService,
   ) {}
 
+  /**
+   * Run `fn` (an import and its recalculation) while holding the symbol's advisory lock, so two
+   * imports touching one symbol (its two venues, or candles and funding) never compute derived
+   * values (premium features, quality) from a read taken before the other committed. Imports of
+   * other symbols run in parallel.
+   */
+  async forSymbol<T>(symbol: string, fn: () => Promise<T>): Promise<T> {
+    return this.db.session(async (s) => {
+      await s.query('SELECT pg_advisory_lock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol]);
+      try {
+        return await fn();
+      } finally {
+        await s.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol]).catch(() => undefined);
+      }
+    });
+  }
+
+  /** Fresh planner statistics after bulk writes: the quality joins need them (PGlite never auto-analyzes). */
+  private async analyze(): Promise<void> {
+    // In a session: no statement timeout (it may wait behind a vacuum), and never fatal to the
+    // import whose rows are already committed.
+    await this.db.session((s) => s.exec('ANALYZE candles')).catch(() => undefined);
+  }
+
   /** Quality of both venues of the series' symbol (consistency compares them). */
   private async qualityOfSymbol(symbol: string, nowMs: number): Promise<void> {
+    await this.analyze();
     const ids = await this.db.query<{ id: number }>('SELECT id FROM series WHERE symbol = $1', [symbol]);
     for (const { id } of ids) await this.quality.computeSeries(id, nowMs);
   }

@@ -23,6 +23,8 @@ import type { FeatureEngine } from './feature-engine.service';
 import { rollup } from './rollup.service';
 
 export const DEMO_MINUTE_DAYS = 7;
+/** Key of the session advisory lock around seeding at start-up. */
+export const SEED_LOCK_KEY = 7_734_213;
 export const DEMO_HOUR_DAYS = 400;
 export const DEMO_FUNDING_DAYS = 60;
 /** The series that carries the deliberate gaps. */
@@ -85,6 +87,23 @@ export class DemoSeedService {
   /** True when no market exists yet (a fresh database). */
   async isEmpty(): Promise<boolean> {
     return (await this.db.prisma.series.count()) === 0;
+  }
+
+  /**
+   * Seed when the database is empty, under a session advisory lock: replicas starting together
+   * on a fresh database seed once (the others wait, then find it seeded). Null when not empty.
+   */
+  async seedIfEmpty(nowMs: number, onSeeding: () => void = () => undefined): Promise<SeedSummary | null> {
+    return this.db.session(async (s) => {
+      await s.query('SELECT pg_advisory_lock($1)', [SEED_LOCK_KEY]);
+      try {
+        if (!(await this.isEmpty())) return null;
+        onSeeding();
+        return await this.seed(nowMs);
+      } finally {
+        await s.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK_KEY]).catch(() => undefined);
+      }
+    });
   }
 
   async seed(nowMs: number): Promise<SeedSummary> {

@@ -5,18 +5,16 @@
 import type { FeatureRow, MarketRepository } from '../db/market.repository';
 import { AppError } from '../domain/errors';
 import { FEATURE_CATALOGUE, FUNDING_TIMEFRAME_FEATURES, type FeatureInfo } from '../domain/feature-catalogue';
-import * as params from '../domain/query-params';
+import * as P from '../domain/query-params';
 import { MAX_ROWS, type RawParams } from '../domain/query-params';
 import { lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import type { Exchanges } from './exchanges';
 import { batchPages, type Page } from './batch-pages';
 import type { MarketDataService } from './market-data.service';
-import { normalizeSymbol } from './market-ref';
 import type { TierPolicy } from './tier-policy';
 
 const CATALOGUE_JSON = JSON.stringify({ features: FEATURE_CATALOGUE });
-const KNOWN = new Set(FEATURE_CATALOGUE.map((f) => f.name));
 
 export type FeatureTimeframe = CandleTimeframe | 'funding';
 
@@ -47,16 +45,16 @@ export class FeaturesService {
     return CATALOGUE_JSON;
   }
 
+  /** The parameters of GET /v1/features, in the order they are checked. */
+  get params() {
+    return [P.SYMBOL, this.exchanges.param, P.FEATURE_TIMEFRAME, P.FEATURES, P.START, P.END];
+  }
+
   featureQuery(caller: Principal, raw: RawParams): FeatureQuery {
-    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
-    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
-    const timeframe = params.timeframe(raw, ['funding']) as FeatureTimeframe;
-    const names = params.list(raw, 'features');
-    if (names.length === 0) throw new AppError('MISSING_FEATURES', 'features must name at least one feature (GET /v1/features/available)');
-    const unknown = names.filter((n) => !KNOWN.has(n));
-    if (unknown.length) {
-      throw new AppError('UNKNOWN_FEATURES', `unknown features: ${unknown.join(', ')} (GET /v1/features/available lists them)`);
-    }
+    const symbol = P.need(P.SYMBOL, raw);
+    const exchange = P.need(this.exchanges.param, raw);
+    const timeframe: FeatureTimeframe = P.need(P.FEATURE_TIMEFRAME, raw);
+    const names = P.readList(P.FEATURES, raw);
     const misplaced = names.filter((n) => FUNDING_TIMEFRAME_FEATURES.has(n) !== (timeframe === 'funding'));
     if (misplaced.length) {
       const where = timeframe === 'funding' ? 'a candle timeframe (1m to 1d)' : 'timeframe funding';
@@ -67,7 +65,7 @@ export class FeaturesService {
         parameter: 'exchange',
       });
     }
-    const { start, end } = params.timeRange(raw, this.clock());
+    const { start, end } = P.timeRange(raw, this.clock());
     // Timeframe funding is exempt from granularity and window rules (spec part 8, rules 2 and 4).
     if (timeframe !== 'funding') {
       this.tiers.requireTimeframe(caller.tier, timeframe);

@@ -41,6 +41,16 @@ interface Tracker {
 /** Lines per chunk handed to COPY. */
 const CHUNK_LINES = 2_000;
 
+/** Most of a file's own text quoted back in a reason (a binary "line" can be megabytes). */
+const REASON_MAX = 300;
+
+/** A reason fit for one terminal line: control characters as `?`, long text cut short. */
+function printable(reason: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = reason.replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, '?');
+  return clean.length > REASON_MAX ? `${clean.slice(0, REASON_MAX)}... (${clean.length} characters)` : clean;
+}
+
 /**
  * Read `file`, check its header, validate each data line with `toCsv` and yield COPY input.
  * Throws AppError(INVALID_IMPORT) naming the file and line of the first problem.
@@ -63,6 +73,9 @@ async function* csvLines(
       lineNo++;
       if (raw.trim() === '') continue;
       try {
+        // NUL or bytes that are not UTF-8 (decoded as U+FFFD): a binary, compressed or UTF-16 file.
+        // eslint-disable-next-line no-control-regex
+        if (/[\u0000\ufffd]/.test(raw)) throw new RowError('not CSV text (binary data, or not UTF-8)');
         const cells = splitCsvLine(raw);
         if (!sawHeader) {
           checkHeader(cells, header);
@@ -75,7 +88,7 @@ async function* csvLines(
         if (track.to === null || time > track.to) track.to = time;
         chunk.push(line);
       } catch (err) {
-        if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${err.message}`);
+        if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${printable(err.message)}`);
         throw err;
       }
       if (chunk.length >= CHUNK_LINES) {

@@ -6,7 +6,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database';
 import { AppError } from '../domain/errors';
 import { formatTimestamp } from '../domain/time';
-import { isTier, type Tier } from '../domain/tiers';
+import { TIERS, type Tier } from '../domain/tiers';
+import { z } from 'zod';
 import type { Principal } from './access/principal';
 
 export const KEY_PREFIX = 'qp_';
@@ -43,29 +44,29 @@ export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+/** The body of POST /v1/auth/keys: each field's schema checks it, and the document shows them. */
+export const CREATE_KEY_FIELDS = {
+  user_id: z.string().regex(UUID_RE).meta({ description: 'Owner (UUID).', examples: ['7c0e4d1a-3f5b-4c2e-9a8d-1b2c3d4e5f60'] }),
+  tier: z.enum(TIERS).meta({ description: 'Plan of the new key.' }),
+  label: z.string().max(MAX_LABEL).nullable().optional().meta({ description: `Free-form name, at most ${MAX_LABEL} characters.` }),
+};
+export const CREATE_KEY_BODY = z.object(CREATE_KEY_FIELDS);
+
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
 export function validateCreateKey(input: CreateKeyInput): { userId: string; tier: Tier; label: string | null } {
-  if (input.user_id === undefined || input.user_id === null || input.user_id === '') {
-    throw new AppError('MISSING_PARAMETER', 'user_id is required', { parameter: 'user_id' });
+  const f = CREATE_KEY_FIELDS;
+  if (absent(input.user_id)) throw new AppError('MISSING_PARAMETER', 'user_id is required', { parameter: 'user_id' });
+  const userId = f.user_id.safeParse(input.user_id);
+  if (!userId.success) throw new AppError('INVALID_PARAMETER', 'user_id must be a UUID', { parameter: 'user_id' });
+  if (absent(input.tier)) throw new AppError('MISSING_PARAMETER', 'tier is required (free, pro or scale)', { parameter: 'tier' });
+  const tier = f.tier.safeParse(input.tier);
+  if (!tier.success) throw new AppError('INVALID_TIER', `tier "${String(input.tier)}" is not one of free, pro, scale`);
+  const label = f.label.safeParse(input.label);
+  if (!label.success) {
+    throw new AppError('INVALID_PARAMETER', `label must be a string of at most ${MAX_LABEL} characters`, { parameter: 'label' });
   }
-  if (typeof input.user_id !== 'string' || !UUID_RE.test(input.user_id)) {
-    throw new AppError('INVALID_PARAMETER', 'user_id must be a UUID', { parameter: 'user_id' });
-  }
-  if (input.tier === undefined || input.tier === null || input.tier === '') {
-    throw new AppError('MISSING_PARAMETER', 'tier is required (free, pro or scale)', { parameter: 'tier' });
-  }
-  if (!isTier(input.tier)) {
-    throw new AppError('INVALID_TIER', `tier "${String(input.tier)}" is not one of free, pro, scale`);
-  }
-  let label: string | null = null;
-  if (input.label !== undefined && input.label !== null) {
-    if (typeof input.label !== 'string' || input.label.length > MAX_LABEL) {
-      throw new AppError('INVALID_PARAMETER', `label must be a string of at most ${MAX_LABEL} characters`, {
-        parameter: 'label',
-      });
-    }
-    label = input.label;
-  }
-  return { userId: input.user_id.toLowerCase(), tier: input.tier, label };
+  return { userId: userId.data.toLowerCase(), tier: tier.data, label: label.data ?? null };
 }
 
 export interface RevokedKey {

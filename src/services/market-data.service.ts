@@ -7,9 +7,9 @@
  * The page methods take a list of queries so one call serves one REST request or a whole
  * batch of GraphQL fields: queries that share their parameters become one SQL statement.
  */
-import { FEATURE_CATALOGUE, FUNDING_TIMEFRAME_FEATURES } from '../domain/feature-catalogue';
+import { FUNDING_TIMEFRAME_FEATURES } from '../domain/feature-catalogue';
 import { AppError } from '../domain/errors';
-import * as params from '../domain/query-params';
+import * as P from '../domain/query-params';
 import { DEFAULT_OHLCV_LIMIT, MAX_ROWS, type RawParams } from '../domain/query-params';
 import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { CandleRow, CoverageRow, FundingRow, MarketRepository, MultiAssetSource, SeriesRow } from '../db/market.repository';
@@ -18,7 +18,6 @@ import { batchPages, page, type Page } from './batch-pages';
 
 export type { Page };
 import type { Exchanges } from './exchanges';
-import { normalizeSymbol } from './market-ref';
 import type { TierPolicy } from './tier-policy';
 
 export interface CandleQuery {
@@ -60,7 +59,6 @@ export interface MarketSummary {
 }
 
 const CANDLE_FIELDS = new Set(['open', 'high', 'low', 'close', 'volume']);
-const FEATURE_NAMES = new Set(FEATURE_CATALOGUE.map((f) => f.name));
 
 export class MarketDataService {
   /** exchange|symbol -> series id. Series are never deleted, so hits never go stale. */
@@ -75,34 +73,43 @@ export class MarketDataService {
 
   // ---- validation: one place for both transports ------------------------------------------
 
+  /** The parameters of each read, in the order they are checked (the OpenAPI document lists these). */
+  get params() {
+    return {
+      ohlcv: [P.SYMBOL, this.exchanges.param, P.TIMEFRAME, P.START, P.END, P.OHLCV_LIMIT],
+      funding: [P.SYMBOL, this.exchanges.param, P.START, P.END, P.NORMALIZED],
+      multiAsset: [P.SYMBOLS, this.exchanges.param, P.TIMEFRAME, P.FIELD, P.START, P.END],
+      markets: [this.exchanges.optionalParam],
+    };
+  }
+
   candleQuery(caller: Principal, raw: RawParams): CandleQuery {
-    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
-    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
-    const timeframe = params.timeframe(raw);
-    const { start, end } = params.timeRange(raw, this.clock());
-    const limit = params.limit(raw, DEFAULT_OHLCV_LIMIT, MAX_ROWS);
+    const symbol = P.need(P.SYMBOL, raw);
+    const exchange = P.need(this.exchanges.param, raw);
+    const timeframe = P.need(P.TIMEFRAME, raw);
+    const { start, end } = P.timeRange(raw, this.clock());
+    const limit = P.read(P.OHLCV_LIMIT, raw) ?? DEFAULT_OHLCV_LIMIT;
     this.tiers.requireTimeframe(caller.tier, timeframe);
     this.tiers.requireWindow(caller.tier, start, end);
     return { exchange, symbol, timeframe, start, end, limit };
   }
 
   fundingQuery(caller: Principal, raw: RawParams): FundingQuery {
-    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
-    const exchange = this.exchanges.requirePerp(params.required(raw, 'exchange'));
-    const { start, end } = params.timeRange(raw, this.clock());
-    const normalized = params.boolean(raw, 'normalized', false);
+    const symbol = P.need(P.SYMBOL, raw);
+    const exchange = this.exchanges.onlyPerp(P.need(this.exchanges.param, raw));
+    const { start, end } = P.timeRange(raw, this.clock());
+    const normalized = P.read(P.NORMALIZED, raw) ?? false;
     this.tiers.requireWindow(caller.tier, start, end);
     return { exchange, symbol, start, end, normalized };
   }
 
   multiAssetQuery(caller: Principal, raw: RawParams): MultiAssetQuery {
-    const symbols = [...new Set(params.list(raw, 'symbols').map((s) => normalizeSymbol(s, 'symbols')))];
-    if (symbols.length === 0) throw new AppError('MISSING_SYMBOLS', 'symbols must name at least one symbol');
-    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
-    const timeframe = params.timeframe(raw);
-    const field = params.required(raw, 'field');
-    this.sourceOf(field, exchange, timeframe); // validates the field against venue and timeframe
-    const { start, end } = params.timeRange(raw, this.clock());
+    const symbols = P.readList(P.SYMBOLS, raw);
+    const exchange = P.need(this.exchanges.param, raw);
+    const timeframe = P.need(P.TIMEFRAME, raw);
+    const field = P.need(P.FIELD, raw);
+    this.sourceOf(field, exchange, timeframe); // the field against venue and timeframe
+    const { start, end } = P.timeRange(raw, this.clock());
     this.tiers.requireSymbolCount(caller.tier, symbols.length);
     this.tiers.requireTimeframe(caller.tier, timeframe);
     this.tiers.requireWindow(caller.tier, start, end);
@@ -129,12 +136,7 @@ export class MarketDataService {
       hourlyOnly(`feature ${field}`);
       return { table: 'features', column: field, places: 6, timeframe: 'funding' };
     }
-    if (FEATURE_NAMES.has(field)) return { table: 'features', column: field, places: 6, timeframe };
-    throw new AppError(
-      'INVALID_PARAMETER',
-      `field "${field}" is not open, high, low, close, volume, funding_rate or a feature name (GET /v1/features/available)`,
-      { parameter: 'field' },
-    );
+    return { table: 'features', column: field, places: 6, timeframe };
   }
 
   // ---- reads ------------------------------------------------------------------------------
@@ -221,8 +223,8 @@ export class MarketDataService {
   }
 
   /** Every market (optionally of one venue) with the first and last time per timeframe. */
-  async markets(exchange: string | undefined): Promise<MarketSummary[]> {
-    const venue = exchange === undefined ? null : this.exchanges.require(exchange);
+  async markets(raw: RawParams): Promise<MarketSummary[]> {
+    const venue = P.read(this.exchanges.optionalParam, raw) ?? null;
     const series = await this.repo.listSeries(venue);
     for (const row of series) this.seriesCache.set(`${row.exchange}|${row.symbol}`, row.id);
     return this.summaries(series);
@@ -243,8 +245,8 @@ export class MarketDataService {
   /** Validate a market named by the caller (GraphQL `market(exchange, symbol)`). */
   marketRef(raw: RawParams): { exchange: string; symbol: string } {
     return {
-      symbol: normalizeSymbol(params.required(raw, 'symbol')),
-      exchange: this.exchanges.require(params.required(raw, 'exchange')),
+      symbol: P.need(P.SYMBOL, raw),
+      exchange: P.need(this.exchanges.param, raw),
     };
   }
 

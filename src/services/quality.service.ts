@@ -7,14 +7,13 @@
 import type { Database } from '../db/database';
 import { AppError } from '../domain/errors';
 import { formatFloat } from '../domain/decimal';
-import * as params from '../domain/query-params';
+import * as P from '../domain/query-params';
 import type { RawParams } from '../domain/query-params';
 import { QUALITY_WINDOW_MS, bandOf, computeQuality } from '../domain/quality';
 import { formatTimestamp } from '../domain/time';
 import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import type { Exchanges } from './exchanges';
-import { normalizeSymbol } from './market-ref';
 import type { TierPolicy } from './tier-policy';
 
 export const QUALITY_LOCK_KEY = 7_734_212;
@@ -122,10 +121,14 @@ export class QualityService {
   }
 
   /** GET /v1/quality: the caller's tier sees only its timeframes (free: 1h, 4h, 1d). */
+  get params() {
+    return [P.SYMBOL, this.exchanges.param, P.OPTIONAL_TIMEFRAME];
+  }
+
   async report(caller: Principal, raw: RawParams): Promise<QualityReport> {
-    const symbol = normalizeSymbol(params.required(raw, 'symbol'));
-    const exchange = this.exchanges.require(params.required(raw, 'exchange'));
-    const asked = params.optional(raw, 'timeframe') === undefined ? undefined : params.timeframe(raw);
+    const symbol = P.need(P.SYMBOL, raw);
+    const exchange = P.need(this.exchanges.param, raw);
+    const asked = P.read(P.OPTIONAL_TIMEFRAME, raw);
     if (asked) this.tiers.requireTimeframe(caller.tier, asked);
     const allowed = new Set<string>(this.tiers.of(caller.tier).timeframes);
     const rows = await this.db.prisma.qualityRecord.findMany({

@@ -171,6 +171,17 @@ describe.each(storages)('market data on %s', (_name, makeDb) => {
       expect(rows).toEqual(j.body.data.map((r: Json) => head.map((k) => r[k])));
     });
 
+    it('when a large page is asked as CSV, then it is streamed in chunks (no Content-Length) and equals the JSON page', async () => {
+      const q = `symbol=ETH-USDT&exchange=spot&timeframe=1m&start=${T0}&limit=2400`;
+      const j = await get(`/v1/ohlcv?${q}`);
+      const res = await srv.rest(`/v1/ohlcv?${q}&format=csv`, { key: pro, headers: { 'Accept-Encoding': 'identity' } });
+      expect(res.headers.get('transfer-encoding')).toBe('chunked');
+      expect(res.headers.get('content-length')).toBeNull();
+      const [head, ...rows] = rowsOf(await res.text());
+      expect(rows.length).toBe(2400);
+      expect(rows).toEqual(j.body.data.map((r: Json) => head.map((k) => r[k])));
+    });
+
     it('when normalized funding is asked as CSV, then nulls are empty cells', async () => {
       const q = `symbol=BTC-USDT&exchange=perp&start=${iso(T0)}&end=${iso(T0 + HOUR)}&normalized=true`;
       const c = await csv(`/v1/funding?${q}&format=csv`);

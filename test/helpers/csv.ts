@@ -11,3 +11,10 @@ export function csvFile(lines: string[]): string {
   writeFileSync(file, lines.join('\n') + '\n');
   return file;
 }
+
+/** Write `content` to a temporary file exactly as given (no newline added): truncated or binary files. */
+export function rawFile(content: string | Buffer): string {
+  const file = path.join(dir, `r${n++}.csv`);
+  writeFileSync(file, content);
+  return file;
+}

@@ -1,7 +1,7 @@
 /**
- * Real processes for multi-instance and fault tests: compiled gateway processes
- * (dist/, built by `npm test` before jest runs) and private Redis servers on spare ports
- * (never the machine's shared one).
+ * Real processes for multi-instance and fault tests: compiled gateway processes and `mds`
+ * commands (dist/, built by `npm test` before jest runs) and private Redis servers on spare
+ * ports (never the machine's shared one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -53,6 +53,34 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
       return exited(child);
     },
   };
+}
+
+const MDS_JS = path.join(ROOT, 'bin', 'mds.js');
+
+export interface MdsRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the compiled `mds` command (bin/mds.js over dist/) with `args` and `env`; resolves when it exits. */
+export async function runMds(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<MdsRun> {
+  if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js is missing: run npm run build (npm test does)');
+  const child = spawn(process.execPath, [MDS_JS, ...args], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  try {
+    const code = await exited(child);
+    return { code, stdout, stderr };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function freePort(): Promise<number> {

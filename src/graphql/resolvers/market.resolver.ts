@@ -45,7 +45,7 @@ export class MarketResolver {
 
   @Query(() => [Market], { description: 'Every market, optionally of one venue (GET /v1/markets).' })
   async markets(@Arg('exchange', () => String, { nullable: true }) exchange: string | null, @Ctx() ctx: GqlContext): Promise<Market[]> {
-    const list = await this.service.markets(exchange ?? undefined);
+    const list = await this.service.markets({ exchange });
     for (const m of list) ctx.loaders.coverage.prime({ exchange: m.exchange, symbol: m.symbol }, m);
     return list.map((m) => ({ exchange: m.exchange, symbol: m.symbol }));
   }

@@ -102,7 +102,7 @@ export class AccessService {
     try {
       row = await this.db.prisma.apiKey.findUnique({ where: { keyHash } });
     } catch (err) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'the key store is temporarily unavailable; retry shortly', {}, err);
+      throw new AppError('SERVICE_UNAVAILABLE', 'the key store is temporarily unavailable; retry shortly', { dependency: 'database' }, err);
     }
     const entry: CacheEntry = {
       at: this.clock(),
@@ -130,7 +130,7 @@ export class AccessService {
       );
     } catch (err) {
       // Never serve unmetered: without the quota store the request is refused.
-      throw new AppError('SERVICE_UNAVAILABLE', 'the rate-limit store is temporarily unavailable; retry shortly', {}, err);
+      throw new AppError('SERVICE_UNAVAILABLE', 'the rate-limit store is temporarily unavailable; retry shortly', { dependency: 'redis' }, err);
     }
     const [dayCount, minuteCount] = result.counts;
     const status: QuotaStatus = {

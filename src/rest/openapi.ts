@@ -1,0 +1,185 @@
+/**
+ * The OpenAPI 3.1 document of the REST surface, generated at start-up from the objects that
+ * do the work: each operation's parameters are the zod schemas its service validates with
+ * (services' `params`), the key-creation body is the schema keys.service checks, error codes
+ * come from those parameters plus the operation's own rules, and statuses from the one
+ * code -> HTTP table. Served at GET /v1/openapi.json and rendered at GET /docs.
+ */
+import { z } from 'zod';
+import type { Services } from '../composition';
+import { ERROR_CODES, type ErrorCode } from '../domain/errors';
+import type { Param } from '../domain/query-params';
+import { HTTP_STATUS } from '../transport/http-status';
+import { ENVELOPE, GRAPHQL_ERRORS, operations, type Operation, type Security } from './openapi.operations';
+
+export { operations };
+
+type Json = Record<string, unknown>;
+
+// ---- rendering --------------------------------------------------------------------------
+
+function jsonSchema(schema: z.ZodType): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+/** Operations that take X-API-Key: metered, with the rate-limit headers. */
+const keyed = (s: Security) => s === 'apiKey' || s === 'pageOrApiKey';
+const KEY_CODES: ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE', 'DATABASE_ERROR'];
+
+const SECURITY_CODES: Record<Security, ErrorCode[]> = {
+  apiKey: KEY_CODES,
+  pageOrApiKey: KEY_CODES,
+  admin: ['UNAUTHORIZED', 'SERVICE_UNAVAILABLE', 'DATABASE_ERROR'],
+  metrics: ['UNAUTHORIZED'],
+  public: [],
+};
+
+const SECURITY_REQUIREMENT: Record<Security, Json[] | undefined> = {
+  apiKey: [{ ApiKey: [] }],
+  pageOrApiKey: [{ ApiKey: [] }, {}],
+  admin: [{ AdminToken: [] }],
+  metrics: [{ MetricsToken: [] }, {}],
+  public: [],
+};
+
+const header = (description: string, type = 'string') => ({ description, schema: { type } });
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  'X-RateLimit-Limit-Minute': { $ref: '#/components/headers/X-RateLimit-Limit-Minute' },
+  'X-RateLimit-Remaining-Minute': { $ref: '#/components/headers/X-RateLimit-Remaining-Minute' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+};
+const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+
+function parameterOf(p: Param): Json {
+  const schema = jsonSchema(p.schema);
+  const { description, examples, ...rest } = schema;
+  const out: Json = { name: p.name, in: 'query', required: p.required, description };
+  if (p.list) {
+    out.schema = { type: 'array', items: rest, minItems: p.required ? 1 : 0 };
+    out.style = 'form';
+    out.explode = false;
+    out.description = `${String(description ?? '')} Comma-separated; items trimmed, empty ones dropped, duplicates removed.`.trim();
+    if (Array.isArray(examples) && examples.length) out.example = [examples[0]];
+  } else {
+    out.schema = rest;
+    if (Array.isArray(examples) && examples.length) out.example = examples[0];
+  }
+  out['x-error-codes'] = p.codes;
+  return out;
+}
+
+function errorResponses(op: Operation): Record<string, Json> {
+  const codes = new Set<ErrorCode>([...(op.query ?? []).flatMap((p) => p.codes), ...(op.errors ?? []), ...SECURITY_CODES[op.security]]);
+  if (op.query?.length) codes.add('INVALID_PARAMETER'); // a parameter given twice
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of ERROR_CODES) {
+    if (!codes.has(c)) continue;
+    const st = HTTP_STATUS[c];
+    byStatus.set(st, [...(byStatus.get(st) ?? []), c]);
+  }
+  const out: Record<string, Json> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const metered = keyed(op.security) && status !== 401 && status !== 503 && status !== 500;
+    out[String(status)] = {
+      description: list.join(', '),
+      headers: {
+        ...REQUEST_ID,
+        ...(metered ? RATE_LIMIT_HEADERS : {}),
+        ...(status === 429 ? { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } : {}),
+      },
+      content: {
+        'application/json': op.graphqlErrors
+          ? {
+              schema: { $ref: '#/components/schemas/GraphQLErrors' },
+              examples: Object.fromEntries(list.map((c) => [c, { value: { errors: [{ message: '…', extensions: { code: c, request_id: '2f1d…' } }] } }])),
+            }
+          : {
+              schema: {
+                allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error: { enum: list } } }],
+              },
+              examples: Object.fromEntries(list.map((c) => [c, { value: { error: c, message: '…', request_id: '2f1d…' } }])),
+            },
+      },
+    };
+  }
+  return out;
+}
+
+function successResponse(op: Operation): Json {
+  const headers: Json = { ...REQUEST_ID, ...(keyed(op.security) ? RATE_LIMIT_HEADERS : {}) };
+  const content: Json = {};
+  if (op.ok.schema) content['application/json'] = { schema: jsonSchema(op.ok.schema) };
+  if (op.ok.contentType) content[op.ok.contentType] = { schema: { type: 'string' } };
+  if (op.ok.csv) {
+    content['text/csv'] = { schema: { type: 'string', description: 'format=csv: a header row, then one line per row; null is an empty cell.' } };
+    headers['X-Next-Start'] = { description: 'format=csv: start of the next page (absent on the last page).', schema: { type: 'string' } };
+  }
+  return { description: op.ok.description, headers, content };
+}
+
+function operationObject(op: Operation): Json {
+  const parameters: Json[] = [
+    ...(op.pathParams ?? []).map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: jsonSchema(p.schema) })),
+    ...(op.query ?? []).map(parameterOf),
+  ];
+  if (op.path === '/graphql' && op.method === 'get') {
+    parameters.push({ name: 'query', in: 'query', required: true, schema: { type: 'string' }, description: 'The GraphQL document.' });
+  }
+  const o: Json = {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    security: SECURITY_REQUIREMENT[op.security],
+    ...(parameters.length ? { parameters } : {}),
+    responses: {
+      [String(op.ok.status)]: successResponse(op),
+      ...(op.ok.alsoStatus ? { [String(op.ok.alsoStatus)]: { ...successResponse(op), description: 'A dependency is unavailable (same body).' } } : {}),
+      ...errorResponses(op),
+    },
+  };
+  if (op.body) o.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(op.body) } } };
+  return o;
+}
+
+/** The whole document for this configuration (venue names come from EXCHANGE_PERP/SPOT). */
+export function openApiDocument(services: Services, version: string): Json {
+  const paths: Record<string, Json> = {};
+  for (const op of operations(services)) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Market Data API',
+      version,
+      description:
+        'OHLCV candles, funding rates, pre-computed features and data quality for crypto quants. Decimals are strings; times are ISO 8601 UTC. Every data request needs X-API-Key; every authenticated response carries the rate-limit headers.',
+    },
+    servers: [{ url: '/', description: 'This server' }],
+    tags: ['Market data', 'Features', 'Quality', 'Keys', 'Service'].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(ENVELOPE), GraphQLErrors: jsonSchema(GRAPHQL_ERRORS) },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'qp_… key from POST /v1/auth/keys.' },
+        AdminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'The server\'s ADMIN_TOKEN.' },
+        MetricsToken: { type: 'http', scheme: 'bearer', description: 'The server\'s METRICS_TOKEN (only when it is set).' },
+      },
+      headers: {
+        'X-Request-Id': header('Request id; also in error bodies and the server log.'),
+        'X-RateLimit-Limit': header('Daily quota (scale: the minute quota).', 'integer'),
+        'X-RateLimit-Remaining': header('Remaining in that window.', 'integer'),
+        'X-RateLimit-Reset': header('Unix time (s) of the next minute reset.', 'integer'),
+        'X-RateLimit-Limit-Minute': header('Per-minute quota.', 'integer'),
+        'X-RateLimit-Remaining-Minute': header('Remaining this minute.', 'integer'),
+        'RateLimit-Policy': header('IETF draft: the quota windows, e.g. "minute";q=100;w=60, "day";q=50000;w=86400.'),
+        RateLimit: header('IETF draft: the window nearest exhaustion, e.g. "minute";r=99;t=42.'),
+        'Retry-After': header('Seconds until the exceeded window resets.', 'integer'),
+      },
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * Prometheus metrics (prom-client), one registry per service instance (tests run several in
+ * one process). What is counted, and where:
+ * - every HTTP request, by method, route pattern and status (the request-context middleware);
+ * - quota rejections by tier, dependency failures (database, redis, internal), from the errors
+ *   each request ended with (REST error handler and GraphQL context/plugin note them);
+ * - job runs and durations (the quality schedule, demo seeding);
+ * - freshness read from the database at scrape time: the newest feature row per timeframe and
+ *   the newest and oldest quality computation (bounded: a slow or absent database leaves the
+ *   gauges empty and counts a scrape error instead of hanging /metrics).
+ */
+import client from 'prom-client';
+import type { Database } from '../db/database';
+import type { AppError } from '../domain/errors';
+
+export type Dependency = 'database' | 'redis' | 'internal';
+
+const SCRAPE_QUERY_TIMEOUT_MS = 1_000;
+
+const FRESHNESS_SQL = `
+  SELECT t.timeframe,
+         extract(epoch FROM max(l.time))::float8 AS latest,
+         extract(epoch FROM min(l.time))::float8 AS stalest
+  FROM (VALUES ('1m'), ('5m'), ('15m'), ('1h'), ('4h'), ('1d'), ('funding')) AS t(timeframe)
+  CROSS JOIN series s
+  CROSS JOIN LATERAL (
+    SELECT f.time FROM features f
+    WHERE f.series_id = s.id AND f.timeframe = t.timeframe
+    ORDER BY f.time DESC LIMIT 1
+  ) l
+  GROUP BY t.timeframe`;
+
+const QUALITY_SQL = `
+  SELECT extract(epoch FROM max(computed_at))::float8 AS newest,
+         extract(epoch FROM min(computed_at))::float8 AS oldest
+  FROM quality`;
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly contentType = this.registry.contentType;
+
+  private readonly requests = new client.Counter({
+    name: 'mds_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly latency = new client.Histogram({
+    name: 'mds_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly quotaRejections = new client.Counter({
+    name: 'mds_quota_rejections_total',
+    help: 'Requests refused with 429 by tier (scope: request quota or a GraphQL field limit).',
+    labelNames: ['tier', 'scope'] as const,
+    registers: [this.registry],
+  });
+  private readonly dependencyErrors = new client.Counter({
+    name: 'mds_dependency_errors_total',
+    help: 'Requests that failed on a dependency (database, redis) or unexpectedly (internal).',
+    labelNames: ['dependency'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new client.Counter({
+    name: 'mds_job_runs_total',
+    help: 'Background job runs by job and outcome (ok, skipped: another instance ran it, error).',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobDuration = new client.Histogram({
+    name: 'mds_job_duration_seconds',
+    help: 'Background job duration.',
+    labelNames: ['job'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  private readonly scrapeErrors = new client.Counter({
+    name: 'mds_metrics_scrape_errors_total',
+    help: 'Freshness queries that failed or timed out during a scrape.',
+    registers: [this.registry],
+  });
+
+  private readonly featuresLatest = new client.Gauge({
+    name: 'mds_features_latest_timestamp_seconds',
+    help: 'Open time of the newest pre-computed feature row, by timeframe (alert on time() minus this).',
+    labelNames: ['timeframe'] as const,
+    registers: [this.registry],
+  });
+  private readonly featuresStalest = new client.Gauge({
+    name: 'mds_features_stalest_timestamp_seconds',
+    help: 'The least recent of the series\' newest feature rows, by timeframe: one stalled series shows here.',
+    labelNames: ['timeframe'] as const,
+    registers: [this.registry],
+  });
+  private readonly qualityComputed = new client.Gauge({
+    name: 'mds_quality_computed_timestamp_seconds',
+    help: 'When the newest and the oldest Data Quality Score records were computed (Unix seconds).',
+    labelNames: ['which'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(private readonly db?: Database) {
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'mds_' });
+  }
+
+  /** Read the freshness gauges from the database, within SCRAPE_QUERY_TIMEOUT_MS. */
+  private async refreshFreshness(): Promise<void> {
+    this.featuresLatest.reset();
+    this.featuresStalest.reset();
+    this.qualityComputed.reset();
+    if (!this.db) return;
+    const db = this.db;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const [features, quality] = await Promise.race([
+        Promise.all([
+          // Bounded on the server too, so a silent database does not keep pool connections.
+          db.query<{ timeframe: string; latest: number | null; stalest: number | null }>(FRESHNESS_SQL, [], { timeoutMs: SCRAPE_QUERY_TIMEOUT_MS }),
+          db.query<{ newest: number | null; oldest: number | null }>(QUALITY_SQL, [], { timeoutMs: SCRAPE_QUERY_TIMEOUT_MS }),
+        ]),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), SCRAPE_QUERY_TIMEOUT_MS);
+        }),
+      ]);
+      for (const r of features) {
+        if (r.latest !== null) this.featuresLatest.set({ timeframe: r.timeframe }, r.latest);
+        if (r.stalest !== null) this.featuresStalest.set({ timeframe: r.timeframe }, r.stalest);
+      }
+      for (const which of ['newest', 'oldest'] as const) {
+        const v = quality[0]?.[which];
+        if (v !== null && v !== undefined) this.qualityComputed.set({ which }, v);
+      }
+    } catch {
+      this.scrapeErrors.inc();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  /** Count what a request's error says about quotas and dependencies (once per request and kind). */
+  errorSeen(err: AppError, tier: string | undefined, scope: 'request' | 'field'): void {
+    if (err.code === 'RATE_LIMIT_EXCEEDED') this.quotaRejections.inc({ tier: tier ?? 'unknown', scope });
+    else if (err.code === 'SERVICE_UNAVAILABLE') this.dependencyErrors.inc({ dependency: err.extras.dependency ?? 'internal' });
+    else if (err.code === 'DATABASE_ERROR') this.dependencyErrors.inc({ dependency: 'internal' });
+  }
+
+  jobRun(job: string, outcome: 'ok' | 'skipped' | 'error', seconds: number): void {
+    this.jobRuns.inc({ job, outcome });
+    if (outcome !== 'skipped') this.jobDuration.observe({ job }, seconds);
+  }
+
+  async render(): Promise<string> {
+    await this.refreshFreshness();
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * A TCP proxy in front of a real server (the machine's PostgreSQL), so fault tests can make
+ * the database "fail" without touching the shared server:
+ *
+ * - forwarding (the initial state): bytes flow both ways;
+ * - `cut()`: every current connection is destroyed and the port stops listening, so new
+ *   connections are refused (a crashed or stopped server);
+ * - `blackhole()`: connections stay open and new ones are accepted, but nothing is forwarded
+ *   in either direction (a network partition: the peer is silent, no RST, no FIN);
+ * - `restore()`: back to forwarding. Connections held during a blackhole resume where they
+ *   stopped (as a healed partition would), and connections accepted meanwhile are connected
+ *   to the target then.
+ */
+import net from 'node:net';
+
+export type ProxyMode = 'forward' | 'cut' | 'blackhole';
+
+export interface TcpProxy {
+  readonly port: number;
+  readonly mode: ProxyMode;
+  /** `url` with its host and port replaced by the proxy's. */
+  urlFor(url: string): string;
+  /** Connections currently open from clients (for checking nothing is left hanging). */
+  openConnections(): number;
+  cut(): Promise<void>;
+  blackhole(): void;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Pair {
+  client: net.Socket;
+  upstream?: net.Socket;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  let mode: ProxyMode = 'forward';
+  const pairs = new Set<Pair>();
+  let port = 0;
+
+  const destroy = (p: Pair) => {
+    p.client.destroy();
+    p.upstream?.destroy();
+    pairs.delete(p);
+  };
+
+  /** Wire a client to the target: data flows only while the mode is 'forward'. */
+  const connectUpstream = (p: Pair) => {
+    const up = net.connect(targetPort, targetHost);
+    p.upstream = up;
+    up.on('error', () => destroy(p));
+    up.on('close', () => destroy(p));
+    p.client.pipe(up);
+    up.pipe(p.client);
+  };
+
+  const onConnection = (client: net.Socket) => {
+    const p: Pair = { client };
+    pairs.add(p);
+    client.on('error', () => destroy(p));
+    client.on('close', () => destroy(p));
+    if (mode === 'forward') connectUpstream(p);
+    else client.pause(); // blackhole: accepted, never answered (until restore)
+  };
+
+  const server = net.createServer(onConnection);
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        port = (server.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+
+  await listen();
+
+  return {
+    get port() {
+      return port;
+    },
+    get mode() {
+      return mode;
+    },
+    urlFor(url) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    openConnections: () => pairs.size,
+    async cut() {
+      mode = 'cut';
+      const closed = stopListening();
+      for (const p of [...pairs]) destroy(p);
+      await closed;
+    },
+    blackhole() {
+      mode = 'blackhole';
+      for (const p of pairs) {
+        // Stop both directions: unread bytes stay in the socket buffers, so a restore resumes
+        // the conversation intact.
+        p.client.unpipe();
+        p.upstream?.unpipe();
+        p.client.pause();
+        p.upstream?.pause();
+      }
+    },
+    async restore() {
+      const was = mode;
+      mode = 'forward';
+      if (was === 'cut') {
+        await listen();
+        return;
+      }
+      for (const p of pairs) {
+        if (!p.upstream) {
+          connectUpstream(p);
+          continue;
+        }
+        p.client.pipe(p.upstream);
+        p.upstream.pipe(p.client);
+      }
+    },
+    async close() {
+      mode = 'cut';
+      const closed = stopListening();
+      for (const p of [...pairs]) destroy(p);
+      await closed;
+    },
+  };
+}
+
+/** A proxy in front of the server named by a postgres:// URL. */
+export async function proxyFor(url: string): Promise<TcpProxy> {
+  const u = new URL(url);
+  return startTcpProxy(u.hostname || '127.0.0.1', Number(u.port || 5432));
+}
