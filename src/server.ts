@@ -13,6 +13,7 @@ import { loadConfig, type Config } from './config';
 import { openServices, type OpenOptions, type Services } from './composition';
 import { createLogger, type Logger } from './logger';
 import { createApp } from './rest/app';
+import { withRoutableTarget } from './rest/request-target';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
@@ -69,9 +70,10 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     throw err;
   }
   const app = createApp({ logger, services, metrics, graphql: gql.handler });
+  const listener = withRoutableTarget(app);
   const server = config.tls
-    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, app)
-    : http.createServer(app);
+    ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)
+    : http.createServer(listener);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {

@@ -132,21 +132,38 @@ describe('the OpenAPI document and the docs page', () => {
     }
   });
 
+  /** Bytes written to the server as they are; its whole answer once it closes. */
+  const raw = (text: string) =>
+    new Promise<string>((resolve, reject) => {
+      const sock = net.connect(Number(new URL(srv.url).port), '127.0.0.1', () => sock.end(text));
+      let out = '';
+      sock.on('data', (d) => (out += d));
+      sock.on('end', () => resolve(out));
+      sock.on('error', reject);
+    });
+
   it('when node:http refuses a request (headers over 16 KB, a malformed request line), then the envelope still comes back', async () => {
-    const raw = (text: string) =>
-      new Promise<string>((resolve, reject) => {
-        const sock = net.connect(Number(new URL(srv.url).port), '127.0.0.1', () => sock.end(text));
-        let out = '';
-        sock.on('data', (d) => (out += d));
-        sock.on('end', () => resolve(out));
-        sock.on('error', reject);
-      });
     const big = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(big).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'INVALID_PARAMETER', message: expect.any(String), request_id: expect.any(String) });
     const bad = await raw('NOT A REQUEST\r\n\r\n');
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
     expect(bad).toMatch(/"error":"INVALID_PARAMETER"/);
+  });
+
+  it('when a request-target has no path Express can route (a fragment, a backslash), then the 404 envelope with a request id', async () => {
+    // `/\\%20@#/v1` parses as a host with no path: Express would skip every route and answer
+    // with its own HTML page (found by the fuzz test).
+    for (const target of ['/\\%20@#/v1', '/\\evil.example/v1/ohlcv#', '/#', '*']) {
+      const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n'));
+      expect({ target, status: head.split('\r\n')[0] }).toEqual({ target, status: 'HTTP/1.1 404 Not Found' });
+      expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}/i);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 'NOT_FOUND', message: expect.any(String), request_id: expect.any(String) });
+    }
+    // The escaping changes nothing for ordinary targets or for backslashes in a query value.
+    const ok = await raw(`GET /health?x=a\\b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(ok).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('when /docs is opened, then the page and the renderer files it loads come from this server', async () => {
