@@ -5,6 +5,7 @@
 import './production-default';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
+import type { Express } from 'express';
 import http from 'node:http';
 import https from 'node:https';
 import { randomUUID } from 'node:crypto';
@@ -29,6 +30,8 @@ export interface RunningServer {
   demoKey?: string;
   services: Services;
   server: http.Server;
+  /** The Express app behind `server` (its routes are read by the OpenAPI coverage test). */
+  app: Express;
   stop(): Promise<void>;
 }
 
@@ -98,7 +101,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       await gql.stop();
       await services.close();
     })());
-  return { url, demoKey, services, server, stop };
+  return { url, demoKey, services, server, app, stop };
 }
 
 async function main(): Promise<void> {
