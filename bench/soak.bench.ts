@@ -5,9 +5,10 @@
  *   /v1/ohlcv (1m, 1,000 rows), /v1/funding normalized, /v1/features (6 features, 1h),
  *   /v1/multi-asset (5 symbols), /v1/quality, /v1/markets, GraphQL (candles columns + quality),
  * all on a scale key; beside it one free key at 1 request/s, whose 429s past 10 per minute are
- * the intended ones. Each minute: throughput, p50/p99, non-2xx, the gateway's RSS, a /metrics
- * scrape. Exit 1 on any error or non-2xx on the scale key, or any status but 200/429 on the
- * free key; the RSS trend (least-squares slope after the first two minutes) is reported for
+ * the intended ones. Each minute: throughput, p50/p99, non-2xx, the gateway's RSS (at the end
+ * and the lowest of 5-second samples), a /metrics scrape (and the V8 heap in use from it).
+ * Exit 1 on any error or non-2xx on the scale key, or any status but 200/429 on the free key;
+ * the memory trends (least-squares slopes after the first two minutes) are reported for
  * reading, not enforced (a GC saw-tooth makes any fixed threshold arbitrary).
  *
  *   npm run build && node dist/bench/soak.bench.js [--minutes 10] [--rate 50] [--connections 8]
@@ -39,7 +40,12 @@ interface Minute {
   free200: number;
   free429: number;
   freeOther: number;
+  /** Gateway RSS at the end of the minute, and the lowest and highest of its 5-second samples. */
   rssMb: number;
+  rssMinMb: number;
+  rssMaxMb: number;
+  /** V8 heap in use at the end of the minute, from the gateway's own /metrics. */
+  heapMb: number;
 }
 
 function slope(ys: number[]): number {
@@ -105,13 +111,16 @@ async function main(): Promise<void> {
           else free.other++;
         });
       });
+      const rssSamples: number[] = [];
+      const sampler = setInterval(() => rssSamples.push(rssMb(gateway.pid)), 5_000);
       const [main] = await Promise.all([
         autocannon({ url: gateway.url, connections: CONNECTIONS, overallRate: RATE, duration: 60, headers: { 'X-API-Key': key }, requests }),
         freeRun,
       ]);
       const scrape = await fetch(`${gateway.url}/metrics`, { headers: { Authorization: 'Bearer soak' } });
       if (scrape.status !== 200) throw new Error(`/metrics answered ${scrape.status}`);
-      await scrape.text();
+      clearInterval(sampler);
+      const heap = /^mds_nodejs_heap_size_used_bytes (\S+)$/m.exec(await scrape.text());
       const row: Minute = {
         minute: m,
         rps: Math.round(main.requests.average),
@@ -123,6 +132,9 @@ async function main(): Promise<void> {
         free429: free.limited,
         freeOther: free.other,
         rssMb: rssMb(gateway.pid),
+        rssMinMb: Math.min(...rssSamples),
+        rssMaxMb: Math.max(...rssSamples),
+        heapMb: heap ? Math.round(Number(heap[1]) / 1e6) : NaN,
       };
       minutes.push(row);
       console.log(JSON.stringify(row));
@@ -132,16 +144,23 @@ async function main(): Promise<void> {
     await db.drop();
   }
 
-  const steady = minutes.slice(2).map((r) => r.rssMb);
+  // The trend after the first two minutes (start-up and warm caches), of the end-of-minute
+  // RSS and of each minute's lowest sample, the floor the collector returns to.
+  const trend = (pick: (r: Minute) => number) => {
+    const ys = minutes.slice(2).map(pick);
+    return ys.length > 1 ? `${slope(ys).toFixed(2)} MB/min` : 'n/a';
+  };
   const total = minutes.reduce((a, r) => a + r.rps * 60, 0);
   const bad = minutes.reduce((a, r) => a + r.non2xx + r.errors + r.freeOther, 0);
   console.log(
     `\nsoak: ${MINUTES} min, ~${total.toLocaleString('en-US')} requests on the scale key; non-2xx/errors (scale key) + non-200/429 (free key): ${bad}; ` +
       `free key: ${minutes.reduce((a, r) => a + r.free200, 0)} x 200, ${minutes.reduce((a, r) => a + r.free429, 0)} x 429 (intended)`,
   );
+  console.log(`p99 per minute: ${minutes.map((r) => r.p99).join(', ')} ms; max ${Math.max(...minutes.map((r) => r.p99))} ms`);
   console.log(
-    `p99 per minute: ${minutes.map((r) => r.p99).join(', ')} ms; max ${Math.max(...minutes.map((r) => r.p99))} ms; ` +
-      `RSS per minute: ${minutes.map((r) => r.rssMb).join(', ')} MB; slope after minute 2: ${steady.length > 1 ? slope(steady).toFixed(2) : 'n/a'} MB/min`,
+    `RSS at minute end: ${minutes.map((r) => r.rssMb).join(', ')} MB (slope after minute 2: ${trend((r) => r.rssMb)}); ` +
+      `lowest 5 s sample per minute: ${minutes.map((r) => r.rssMinMb).join(', ')} MB (slope ${trend((r) => r.rssMinMb)}); ` +
+      `V8 heap used: ${minutes.map((r) => r.heapMb).join(', ')} MB (slope ${trend((r) => r.heapMb)})`,
   );
   if (bad > 0) process.exitCode = 1;
 }
