@@ -7,12 +7,14 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError, isAppError } from '../domain/errors';
 import { RateLimitedError, type AccessService } from '../services/access/access.service';
 import { rateLimitHeaders } from '../services/access/rate-limit-headers';
 import { setHeaders } from '../transport/set-headers';
+import { HTTP_STATUS } from '../transport/http-status';
+import { requireApiKey } from '../transport/access.middleware';
 import type { GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
@@ -29,25 +31,46 @@ export interface GraphQLDeps {
   features: FeaturesService;
 }
 
+/** Answer a refused /graphql request as GraphQL clients expect: `errors` with the code, its HTTP status. */
+function sendRefusal(req: Request, res: Response, err: AppError): void {
+  req.ctx.errors.push({ err, scope: 'request' });
+  if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
+  if (err.extras.retry_after_secs !== undefined) res.setHeader('Retry-After', String(err.extras.retry_after_secs));
+  res.status(HTTP_STATUS[err.code]).json({ errors: [{ message: err.message, extensions: appErrorExtensions(err, req.ctx.id) }] });
+}
+
+const bodyError = (reason: string) => new AppError('INVALID_PARAMETER', `body: ${reason}`, { parameter: 'body' });
+
 /**
- * `express.json` for /graphql, whose refusals (not JSON, over 64 KB, an unreadable or badly
- * encoded body) are answered as a GraphQL response, `errors[0].extensions.code`
- * INVALID_PARAMETER with HTTP 400, as GraphQL clients expect, rather than as the REST envelope.
+ * /graphql before Apollo, in the contract's check order. A POST is admitted first: the key
+ * and the quota (401, 429, 503, through REST's `requireApiKey`, so from here on the request
+ * counts and carries the headers), then its body: `application/json`, at most 64 KB, valid
+ * JSON, else 400 INVALID_PARAMETER naming `body`. Other methods (GET: the Sandbox page, which
+ * needs no key, or a query in the URL, admitted in the context factory) go straight to the
+ * body parser, which Apollo's Express integration requires to have run.
  */
-function jsonBody(): RequestHandler {
-  const parse = express.json({ limit: '64kb' });
-  return (req, res, next) => {
-    parse(req, res, (err?: unknown) => {
+function admitAndParse(access: AccessService): RequestHandler {
+  const admit = requireApiKey(access);
+  const json = express.json({ limit: '64kb' });
+  const parse: RequestHandler = (req, res, next) =>
+    json(req, res, (err?: unknown) => {
       const e = err as { type?: unknown; status?: unknown } | undefined;
-      if (!e || typeof e.status !== 'number' || e.status >= 500) return next(err);
+      if (!e) return next();
+      if (typeof e.status !== 'number' || e.status >= 500) return next(err);
       const reason =
         e.type === 'entity.too.large'
           ? 'request body is too large'
           : e.type === 'entity.parse.failed'
             ? 'request body is not valid JSON'
             : 'request body could not be read';
-      const error = new AppError('INVALID_PARAMETER', `body: ${reason}`, { parameter: 'body' });
-      res.status(400).json({ errors: [{ message: error.message, extensions: appErrorExtensions(error, req.ctx.id) }] });
+      sendRefusal(req, res, bodyError(reason));
+    });
+  return (req, res, next) => {
+    if (req.method !== 'POST') return parse(req, res, next);
+    void admit(req, res, (err?: unknown) => {
+      if (err) return isAppError(err) ? sendRefusal(req, res, err) : next(err);
+      if (!req.is('application/json')) return sendRefusal(req, res, bodyError('Content-Type must be application/json'));
+      parse(req, res, next);
     });
   };
 }
@@ -57,6 +80,11 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     schema: deps.schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
+    // CSRF prevention guards cookie sessions; this API has none. Its credential is the
+    // X-API-Key header, which a cross-site form cannot send, so a simple request without it
+    // is a 401 anyway. Left on, it would answer a GET query or a text/plain POST with its own
+    // BAD_REQUEST before the key, the quota and the body checks.
+    csrfPrevention: false,
     // Shutdown belongs to server.ts (drain HTTP, stop Apollo, close pools, exit 0); Apollo's own
     // handler would re-raise the signal and end the process with 143.
     stopOnTerminationSignals: false,
@@ -75,7 +103,8 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     context: async ({ req, res }): Promise<GqlContext> => {
       const requestId = req.ctx.id;
       try {
-        const { principal, quota } = await deps.access.check(req.header('x-api-key'));
+        // A POST was admitted by admitAndParse; a GET operation is admitted here.
+        const { principal, quota } = req.access ?? (await deps.access.check(req.header('x-api-key')));
         req.ctx.tier = principal.tier;
         setHeaders(res, rateLimitHeaders(quota));
         refuseDeepNesting([(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat());
@@ -100,7 +129,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     },
   });
   return {
-    handler: [jsonBody(), middleware],
+    handler: [admitAndParse(deps.access), middleware],
     stop: () => server.stop(),
   };
 }

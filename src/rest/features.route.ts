@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { FeaturesService } from '../services/features.service';
-import { principalOf, requireApiKey } from './access.middleware';
+import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { pageJson } from './json';
 import { sendCsv, wantsCsv } from './csv';
 

@@ -3,7 +3,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { AppError } from '../domain/errors';
 import type { AccessService } from '../services/access/access.service';
 import type { KeysService } from '../services/keys.service';
-import { principalOf, requireApiKey } from './access.middleware';
+import { principalOf, requireApiKey } from '../transport/access.middleware';
 
 const BODY_LIMIT = '16kb';
 

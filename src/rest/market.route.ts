@@ -2,7 +2,7 @@
 import { Router, type Response } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { MarketDataService } from '../services/market-data.service';
-import { principalOf, requireApiKey } from './access.middleware';
+import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { candleJson, pageJson, rowJson } from './json';
 import { sendCsv, wantsCsv } from './csv';
 

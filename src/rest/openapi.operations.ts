@@ -306,7 +306,9 @@ export function operations(s: Services): Operation[] {
         tag: 'Service',
         summary: method === 'get' ? 'GraphQL (query in the URL) or the Sandbox page in a browser' : 'GraphQL',
         description:
-          'The same domain as the REST routes (schema.graphql). Refusals before execution keep their HTTP status (401, 429, 503; 400 QUERY_TOO_COMPLEX); errors during execution come with 200 and errors[].extensions.code.',
+          'The same domain as the REST routes (schema.graphql). Refusals before execution keep their HTTP status (401, 429, 503; 400 QUERY_TOO_COMPLEX' +
+          (method === 'post' ? '; 400 INVALID_PARAMETER for a body that is not application/json, over 64 KB or not JSON, checked after the key and the quota' : '') +
+          '); errors during execution come with 200 and errors[].extensions.code.',
         security: method === 'get' ? 'pageOrApiKey' : 'apiKey',
         graphqlErrors: true,
         ...(method === 'post' && {
@@ -317,7 +319,7 @@ export function operations(s: Services): Operation[] {
           }),
         }),
         ok: { status: 200, description: 'A GraphQL response: data and/or errors.', schema: z.object({ data: z.unknown(), errors: z.array(z.unknown()).optional() }) },
-        errors: ['QUERY_TOO_COMPLEX'],
+        errors: method === 'post' ? ['INVALID_PARAMETER', 'QUERY_TOO_COMPLEX'] : ['QUERY_TOO_COMPLEX'],
       }),
     ),
   ];

@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { QualityService } from '../services/quality.service';
-import { principalOf, requireApiKey } from './access.middleware';
+import { principalOf, requireApiKey } from '../transport/access.middleware';
 
 export function qualityRouter(access: AccessService, quality: QualityService): Router {
   const router = Router();

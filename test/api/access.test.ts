@@ -84,6 +84,50 @@ describe('access over REST and GraphQL', () => {
     });
   });
 
+  describe('a refused /graphql body, in the check order (401, 429, then 400)', () => {
+    const post = (body: string, key?: string, type = 'application/json') =>
+      srv.rest('/graphql', { method: 'POST', key, headers: { 'Content-Type': type }, body });
+    const refusal = async (res: Response) => ({ status: res.status, errors: (await json(res)).errors });
+
+    it('when the key is bad, then 401 whatever the body', async () => {
+      for (const [body, type] of [['{bad', 'application/json'], [ME, 'text/plain'], ['x'.repeat(70_000), 'application/json']]) {
+        const res = await post(body, 'nope', type);
+        expect(await refusal(res)).toEqual({ status: 401, errors: [{ message: 'invalid API key', extensions: { code: 'UNAUTHORIZED', request_id: res.headers.get('x-request-id') } }] });
+      }
+    });
+
+    it('when the quota is used up, then 429 with Retry-After, whatever the body', async () => {
+      const key = await srv.key('free');
+      for (let i = 0; i < 10; i++) expect((await srv.gql(ME, undefined, key)).status).toBe(200);
+      const res = await post('{bad', key);
+      expect(await refusal(res)).toEqual({ status: 429, errors: [expect.objectContaining({ extensions: { code: 'RATE_LIMIT_EXCEEDED', request_id: res.headers.get('x-request-id'), retry_after_secs: 42 } })] });
+      expect(res.headers.get('retry-after')).toBe('42');
+      expect(res.headers.get('x-ratelimit-remaining-minute')).toBe('0');
+    });
+
+    it.each([
+      ['not JSON', '{bad', 'application/json', 'body: request body is not valid JSON'],
+      ['over 64 KB', JSON.stringify({ query: ME + ' '.repeat(70_000) }), 'application/json', 'body: request body is too large'],
+      ['not application/json', JSON.stringify({ query: ME }), 'text/plain', 'body: Content-Type must be application/json'],
+      ['a form', 'query=%7B%20me%20%7B%20tier%20%7D%20%7D', 'application/x-www-form-urlencoded', 'body: Content-Type must be application/json'],
+    ])('when the key is good and the body is %s, then 400 INVALID_PARAMETER naming body, counted, with the headers', async (_w, body, type, message) => {
+      const key = await srv.key('free');
+      const res = await post(body, key, type);
+      expect(await refusal(res)).toEqual({ status: 400, errors: [{ message, extensions: { code: 'INVALID_PARAMETER', request_id: res.headers.get('x-request-id') } }] });
+      expect(res.headers.get('x-ratelimit-remaining')).toBe('999');
+      expect((await srv.rest('/v1/auth/keys', { key })).headers.get('x-ratelimit-remaining')).toBe('998');
+    });
+
+    it('when a query comes by GET with a key, then it runs (no preflight header needed: the key is not a cookie); without a key, 401', async () => {
+      const key = await srv.key('pro');
+      const q = `/graphql?query=${encodeURIComponent('{ me { tier } }')}`;
+      const ok = await srv.rest(q, { key });
+      expect({ status: ok.status, body: await json(ok) }).toEqual({ status: 200, body: { data: { me: { tier: 'pro' } } } });
+      expect(ok.headers.get('x-ratelimit-remaining')).toBe('49999');
+      expect((await srv.rest(q)).status).toBe(401);
+    });
+  });
+
   describe('per-minute quota', () => {
     it('when a free key makes its 11th request in a minute, then 429 with Retry-After = retry_after_secs, shared by REST and GraphQL', async () => {
       const key = await srv.key('free');

@@ -1,11 +1,12 @@
 /**
- * Express face of the access service: authenticate + admit, set the rate-limit headers
- * (on success and on 429), and hand the principal to the route.
+ * Express face of the access service, for both transports: authenticate + admit, set the
+ * rate-limit headers (on success and on 429), and hand the principal to the REST route or,
+ * on POST /graphql, to the GraphQL context.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimitedError, type Access, type AccessService } from '../services/access/access.service';
 import { rateLimitHeaders } from '../services/access/rate-limit-headers';
-import { setHeaders } from '../transport/set-headers';
+import { setHeaders } from './set-headers';
 
 declare module 'express-serve-static-core' {
   interface Request {
