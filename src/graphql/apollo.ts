@@ -75,6 +75,35 @@ function admitAndParse(access: AccessService): RequestHandler {
   };
 }
 
+/**
+ * Apollo refuses some requests before it builds their context (a POST body or URL parameters
+ * it cannot read as an operation, a method, an Accept it cannot serve), so the plugin that
+ * stamps `request_id` on every error never sees them. This adds the id to those answers: only
+ * an error status is looked at, so a data response is never parsed again.
+ */
+function stampRequestId(): RequestHandler {
+  return (req, res, next) => {
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => send(res.statusCode >= 400 && typeof body === 'string' ? withRequestId(body, req.ctx.id) : body);
+    next();
+  };
+}
+
+type ErrorList = Array<{ extensions?: Record<string, unknown> } | null>;
+
+function withRequestId(text: string, requestId: string): string {
+  let answer: { errors?: ErrorList } | null;
+  try {
+    answer = JSON.parse(text) as { errors?: ErrorList } | null;
+  } catch {
+    return text;
+  }
+  const errors = answer?.errors;
+  if (!answer || !Array.isArray(errors) || errors.every((e) => e?.extensions?.request_id)) return text;
+  answer.errors = errors.map((e) => ({ ...e, extensions: { ...e?.extensions, request_id: requestId } }));
+  return JSON.stringify(answer);
+}
+
 export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const server = new ApolloServer<GqlContext>({
     schema: deps.schema,
@@ -129,7 +158,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     },
   });
   return {
-    handler: [admitAndParse(deps.access), middleware],
+    handler: [admitAndParse(deps.access), stampRequestId(), middleware],
     stop: () => server.stop(),
   };
 }

@@ -118,6 +118,17 @@ describe('access over REST and GraphQL', () => {
       expect((await srv.rest('/v1/auth/keys', { key })).headers.get('x-ratelimit-remaining')).toBe('998');
     });
 
+    it.each([
+      ['a JSON body with no operation', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }, 400],
+      ['a repeated URL parameter', { path: '/graphql?query=%7Bme%7Btier%7D%7D&query=x' }, 400],
+      ['a method other than GET and POST', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: '{}' }, 405],
+      ['an Accept it cannot serve', { path: '/graphql?query=%7Bme%7Btier%7D%7D', headers: { Accept: 'text/csv' } }, 406],
+    ])('when Apollo refuses %s before execution, then the error still carries the request id', async (_w, r: { path?: string } & RequestInit, status) => {
+      const res = await srv.rest(r.path ?? '/graphql', { ...r, key: await srv.key('pro') });
+      const body = await json(res);
+      expect({ status: res.status, ext: body.errors[0].extensions }).toEqual({ status, ext: { code: expect.any(String), request_id: res.headers.get('x-request-id') } });
+    });
+
     it('when a query comes by GET with a key, then it runs (no preflight header needed: the key is not a cookie); without a key, 401', async () => {
       const key = await srv.key('pro');
       const q = `/graphql?query=${encodeURIComponent('{ me { tier } }')}`;

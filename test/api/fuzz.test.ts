@@ -282,6 +282,7 @@ function checkGraphql(s: Sent, g: Got): void {
       const code = e.extensions?.code;
       if (typeof code !== 'string' || code === '') fail('an error without extensions.code', s, g);
       if (INTERNAL_CODES.has(code)) fail(`an internal error (${code})`, s, g);
+      if (e.extensions?.request_id !== g.headers['x-request-id']) fail('an error whose request_id differs from X-Request-Id', s, g);
     }
   } else if (!('data' in body)) {
     fail('a GraphQL response with neither data nor errors', s, g);
