@@ -10,11 +10,10 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError, isAppError } from '../domain/errors';
-import { RateLimitedError, type AccessService } from '../services/access/access.service';
-import { rateLimitHeaders } from '../services/access/rate-limit-headers';
-import { setHeaders } from '../transport/set-headers';
+import type { Access, AccessService } from '../services/access/access.service';
 import { HTTP_STATUS } from '../transport/http-status';
-import { requireApiKey } from '../transport/access.middleware';
+import { admitRequest } from '../transport/access.middleware';
+import { recordRequestError, toAppError } from '../transport/client-errors';
 import type { GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
@@ -31,47 +30,46 @@ export interface GraphQLDeps {
   features: FeaturesService;
 }
 
-/** Answer a refused /graphql request as GraphQL clients expect: `errors` with the code, its HTTP status. */
-function sendRefusal(req: Request, res: Response, err: AppError): void {
-  req.ctx.errors.push({ err, scope: 'request' });
-  if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
+/** What every refused /graphql request gets: counted, its cause logged, Retry-After when it has one. */
+function noteRefusal(req: Request, res: Response, err: AppError): void {
+  recordRequestError(req, err);
   if (err.extras.retry_after_secs !== undefined) res.setHeader('Retry-After', String(err.extras.retry_after_secs));
+}
+
+/** Answer a refusal before Apollo as GraphQL clients expect: `errors` with the code, its HTTP status. */
+function sendRefusal(req: Request, res: Response, err: AppError): void {
+  noteRefusal(req, res, err);
   res.status(HTTP_STATUS[err.code]).json({ errors: [{ message: err.message, extensions: appErrorExtensions(err, req.ctx.id) }] });
 }
 
-const bodyError = (reason: string) => new AppError('INVALID_PARAMETER', `body: ${reason}`, { parameter: 'body' });
-
 /**
  * /graphql before Apollo, in the contract's check order. A POST is admitted first: the key
- * and the quota (401, 429, 503, through REST's `requireApiKey`, so from here on the request
- * counts and carries the headers), then its body: `application/json`, at most 64 KB, valid
- * JSON, else 400 INVALID_PARAMETER naming `body`. Other methods (GET: the Sandbox page, which
- * needs no key, or a query in the URL, admitted in the context factory) go straight to the
- * body parser, which Apollo's Express integration requires to have run.
+ * and the quota (401, 429, 503, by the same `admitRequest` as REST, so from here on the
+ * request counts and carries the headers), then its body: `application/json`, at most 64 KB,
+ * valid JSON, else 400 INVALID_PARAMETER naming `body` (REST's mapping of body-parser errors).
+ * Other methods (GET: the Sandbox page, which needs no key, or a query in the URL, admitted in
+ * the context factory) go straight to the body parser, which Apollo's Express integration
+ * requires to have run.
  */
 function admitAndParse(access: AccessService): RequestHandler {
-  const admit = requireApiKey(access);
   const json = express.json({ limit: '64kb' });
   const parse: RequestHandler = (req, res, next) =>
     json(req, res, (err?: unknown) => {
-      const e = err as { type?: unknown; status?: unknown } | undefined;
-      if (!e) return next();
-      if (typeof e.status !== 'number' || e.status >= 500) return next(err);
-      const reason =
-        e.type === 'entity.too.large'
-          ? 'request body is too large'
-          : e.type === 'entity.parse.failed'
-            ? 'request body is not valid JSON'
-            : 'request body could not be read';
-      sendRefusal(req, res, bodyError(reason));
+      if (!err) return next();
+      const known = toAppError(err);
+      return known ? sendRefusal(req, res, known) : next(err);
     });
   return (req, res, next) => {
     if (req.method !== 'POST') return parse(req, res, next);
-    void admit(req, res, (err?: unknown) => {
-      if (err) return isAppError(err) ? sendRefusal(req, res, err) : next(err);
-      if (!req.is('application/json')) return sendRefusal(req, res, bodyError('Content-Type must be application/json'));
-      parse(req, res, next);
-    });
+    admitRequest(access, req, res).then(
+      () => {
+        if (!req.is('application/json')) {
+          return sendRefusal(req, res, new AppError('INVALID_PARAMETER', 'body: Content-Type must be application/json', { parameter: 'body' }));
+        }
+        parse(req, res, next);
+      },
+      (err: unknown) => (isAppError(err) ? sendRefusal(req, res, err) : next(err)),
+    );
   };
 }
 
@@ -130,31 +128,25 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
   await server.start();
   const middleware = expressMiddleware(server, {
     context: async ({ req, res }): Promise<GqlContext> => {
-      const requestId = req.ctx.id;
+      let access: Access;
       try {
-        // A POST was admitted by admitAndParse; a GET operation is admitted here.
-        const { principal, quota } = req.access ?? (await deps.access.check(req.header('x-api-key')));
-        req.ctx.tier = principal.tier;
-        setHeaders(res, rateLimitHeaders(quota));
+        // A POST was admitted by admitAndParse, before its body; a GET operation is admitted here.
+        access = req.access ?? (await admitRequest(deps.access, req, res));
         refuseDeepNesting([(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat());
-        return {
-          requestId,
-          log: req.ctx.log,
-          principal,
-          quota,
-          limitField: deps.limitField,
-          loaders: createLoaders(deps.market, deps.features),
-          noteError: (e) => req.ctx.errors.push({ err: e, scope: 'field' }),
-        };
       } catch (err) {
         if (!isAppError(err)) throw err;
-        if (err instanceof RateLimitedError) req.ctx.tier = err.quota.tier;
-        req.ctx.errors.push({ err, scope: 'request' });
-        if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
-        const headers = err instanceof RateLimitedError ? rateLimitHeaders(err.quota) : {};
-        if (err.extras.retry_after_secs !== undefined) headers['Retry-After'] = String(err.extras.retry_after_secs);
-        throw toHttpGraphQLError(err, requestId, headers);
+        noteRefusal(req, res, err);
+        throw toHttpGraphQLError(err, req.ctx.id);
       }
+      return {
+        requestId: req.ctx.id,
+        log: req.ctx.log,
+        principal: access.principal,
+        quota: access.quota,
+        limitField: deps.limitField,
+        loaders: createLoaders(deps.market, deps.features),
+        noteError: (e) => req.ctx.errors.push({ err: e, scope: 'field' }),
+      };
     },
   });
   return {

@@ -22,13 +22,13 @@ export function appErrorExtensions(err: AppError, requestId?: string): Record<st
   return ext;
 }
 
-/** A refusal before execution (context creation): also carries the HTTP status and headers. */
-export function toHttpGraphQLError(err: AppError, requestId: string, headers: Record<string, string> = {}): GraphQLError {
+/**
+ * A refusal before execution (context creation): also carries the HTTP status. Its headers
+ * (rate limits, Retry-After) are already on the response, which Apollo adds to.
+ */
+export function toHttpGraphQLError(err: AppError, requestId: string): GraphQLError {
   return new GraphQLError(err.message, {
-    extensions: {
-      ...appErrorExtensions(err, requestId),
-      http: { status: HTTP_STATUS[err.code], headers: new Map(Object.entries(headers)) },
-    },
+    extensions: { ...appErrorExtensions(err, requestId), http: { status: HTTP_STATUS[err.code] } },
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * Express face of the access service, for both transports: authenticate + admit, set the
- * rate-limit headers (on success and on 429), and hand the principal to the REST route or,
- * on POST /graphql, to the GraphQL context.
+ * rate-limit headers (on success and on 429), and hand the principal to the REST route or
+ * to the GraphQL context.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimitedError, type Access, type AccessService } from '../services/access/access.service';
@@ -14,20 +14,28 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export function requireApiKey(access: AccessService) {
-  return async function requireApiKeyMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
-    try {
-      req.access = await access.check(req.header('x-api-key'));
-      req.ctx.tier = req.access.principal.tier;
-      setHeaders(res, rateLimitHeaders(req.access.quota));
-      next();
-    } catch (err) {
-      if (err instanceof RateLimitedError) {
-        req.ctx.tier = err.quota.tier;
-        setHeaders(res, rateLimitHeaders(err.quota));
-      }
-      next(err);
+/**
+ * Authenticate and admit the request (401, 429, 503 thrown as AppErrors); the result is also
+ * kept in `req.access`. The rate-limit headers are set on success and on 429.
+ */
+export async function admitRequest(access: AccessService, req: Request, res: Response): Promise<Access> {
+  try {
+    req.access = await access.check(req.header('x-api-key'));
+    req.ctx.tier = req.access.principal.tier;
+    setHeaders(res, rateLimitHeaders(req.access.quota));
+    return req.access;
+  } catch (err) {
+    if (err instanceof RateLimitedError) {
+      req.ctx.tier = err.quota.tier;
+      setHeaders(res, rateLimitHeaders(err.quota));
     }
+    throw err;
+  }
+}
+
+export function requireApiKey(access: AccessService) {
+  return function requireApiKeyMiddleware(req: Request, res: Response, next: NextFunction): void {
+    admitRequest(access, req, res).then(() => next(), next);
   };
 }
 
