@@ -16,8 +16,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { FeatureEngine } from '../src/services/feature-engine.service';
-import { Exchanges } from '../src/services/exchanges';
 import { BENCH_USER, ROOT, benchDatabase, gatewayEnv, runBench, startProcess } from './bench-support';
 import { sequentialLatency } from './latency';
 
@@ -42,10 +40,9 @@ function csv(from: number, to: number): string {
 /** Child mode: one computation in a fresh process, printing its time and peak RSS. */
 async function child(mode: string, url: string): Promise<void> {
   const services = await openServices(loadConfig({ DATABASE_URL: url, LOG_LEVEL: 'silent' }), { migrate: false });
-  const engine = new FeatureEngine(services.db, new Exchanges('perp', 'spot'));
-  const [{ id }] = await services.db.query<{ id: number }>("SELECT id FROM series WHERE symbol = 'BENCH-USDT'");
+  const [{ id }] = await services.store.series.ofSymbol('BENCH-USDT');
   const t = performance.now();
-  const rows = await engine.technical(id, '1m', mode === 'full' ? null : T0 + ROWS * MINUTE);
+  const rows = await services.featurePrecompute.technical(id, '1m', mode === 'full' ? null : T0 + ROWS * MINUTE);
   const ms = performance.now() - t;
   await services.close();
   process.stdout.write(JSON.stringify({ rows, ms: Math.round(ms), maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }) + '\n');

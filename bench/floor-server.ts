@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import pg from 'pg';
-import { CANDLES_SQL } from '../src/db/market.repository';
+import { CANDLES_SQL } from '../src/db/candles.repository';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const KEYS = ['time', 'open', 'high', 'low', 'close', 'volume'];
@@ -16,7 +16,7 @@ const server = http.createServer(async (req, res) => {
   if (u.pathname === '/health') return void res.end('ok');
   const q = u.searchParams;
   const limit = Number(q.get('limit'));
-  const { rows } = await pool.query(CANDLES_SQL, [[Number(q.get('series'))], q.get('timeframe'), new Date(q.get('start')!), new Date(q.get('end')!), limit + 1]);
+  const { rows } = await pool.query<Record<string, string>>(CANDLES_SQL, [[Number(q.get('series'))], q.get('timeframe'), new Date(q.get('start')!), new Date(q.get('end')!), limit + 1]);
   const next = rows.length > limit ? `"${rows[limit].time}"` : 'null';
   const data = rows.slice(0, limit).map((r) => '{' + KEYS.map((k) => `"${k}":"${r[k]}"`).join(',') + '}');
   const body =

@@ -27,13 +27,12 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, [path.join(ROOT, 'bin', 'mds.js'), 'seed-demo'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const services = await openServices(loadConfig(env));
   const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
-  const [series] = await services.db.query<{ id: number; first: Date }>(
-    `SELECT s.id, min(c.time) AS first FROM series s JOIN candles c ON c.series_id = s.id AND c.timeframe = '1m'
-     WHERE s.exchange = 'perp' AND s.symbol = 'BTC-USDT' GROUP BY s.id`,
-  );
+  const seriesId = (await services.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!;
+  const first = (await services.store.candles.firstOpen(seriesId, '1m'))!;
   await services.close();
-  const start = series.first.toISOString();
-  const end = new Date(series.first.getTime() + 9_999 * 60_000).toISOString();
+  const series = { id: seriesId };
+  const start = new Date(first).toISOString();
+  const end = new Date(first + 9_999 * 60_000).toISOString();
 
   const gateway = await startProcess('src/server.js', env, '/health');
   const floor = await startProcess('bench/floor-server.js', { DATABASE_URL: db.url }, '/health');

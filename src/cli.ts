@@ -8,8 +8,10 @@ import { loadConfig } from './config';
 import { openServices, type Services } from './composition';
 import { migrate } from './db/migrator';
 import { AppError } from './domain/errors';
+import { SYMBOL } from './domain/params/market-params';
+import { parseValue } from './domain/params/param';
 import { isCandleTimeframe } from './domain/timeframe';
-import { normalizeSymbol } from './services/market-ref';
+import { NEW_API_KEY } from './rest/serializers/api-key.serializer';
 
 interface Command {
   usage: string;
@@ -25,7 +27,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds migrate',
     summary: 'apply pending database migrations (also done at every start)',
     options: {},
-    run: async (s) => ({ applied: await migrate(s.db) }),
+    run: async (s) => ({ applied: await migrate(s.store.db) }),
   },
   'import candles': {
     usage: 'mds import candles --exchange E --symbol S --timeframe TF --file F.csv',
@@ -39,13 +41,13 @@ const COMMANDS: Record<string, Command> = {
     async run(s, o) {
       const tf = String(o.timeframe);
       if (!isCandleTimeframe(tf)) throw new AppError('INVALID_TIMEFRAME', `timeframe "${tf}" is not one of 1m, 5m, 15m, 1h, 4h, 1d`);
-      const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
-      return s.compute.forSymbol(market.symbol, async () => {
+      const market = { exchange: String(o.exchange), symbol: parseValue(SYMBOL, String(o.symbol)) };
+      return s.recompute.forSymbol(market.symbol, async () => {
         const t0 = performance.now();
         const result = await s.importer.importCandles(market, tf, String(o.file));
         const t1 = performance.now();
         if (result.from !== null && result.to !== null) {
-          await s.compute.afterCandleImport(result.seriesId, tf, result.from, result.to, now());
+          await s.recompute.afterCandlesChanged(result.seriesId, tf, result.from, result.to, now());
         }
         const t2 = performance.now();
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup_and_features: Math.round(t2 - t1) } };
@@ -61,12 +63,12 @@ const COMMANDS: Record<string, Command> = {
       file: { type: 'string', required: true, help: 'path of the CSV file' },
     },
     async run(s, o) {
-      const market = { exchange: String(o.exchange), symbol: normalizeSymbol(String(o.symbol)) };
-      return s.compute.forSymbol(market.symbol, async () => {
+      const market = { exchange: String(o.exchange), symbol: parseValue(SYMBOL, String(o.symbol)) };
+      return s.recompute.forSymbol(market.symbol, async () => {
         const t0 = performance.now();
         const result = await s.importer.importFunding(market, String(o.file));
         const t1 = performance.now();
-        await s.compute.afterFundingImport(result.seriesId);
+        await s.recompute.afterFundingChanged(result.seriesId);
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
       });
     },
@@ -81,7 +83,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds compute',
     summary: 'recompute everything derived from stored data (rollups, features)',
     options: {},
-    run: (s) => s.compute.computeAll(now()),
+    run: (s) => s.recompute.recomputeAll(now()),
   },
   'keys create': {
     usage: 'mds keys create --user-id UUID --tier free|pro|scale [--label L]',
@@ -91,7 +93,7 @@ const COMMANDS: Record<string, Command> = {
       tier: { type: 'string', required: true, help: 'free, pro or scale' },
       label: { type: 'string', help: 'free-form name, at most 100 characters' },
     },
-    run: (s, o) => s.keys.create({ user_id: o['user-id'], tier: o.tier, label: o.label }),
+    run: async (s, o) => NEW_API_KEY.render(await s.keys.create({ user_id: o['user-id'], tier: o.tier, label: o.label })),
   },
 };
 

@@ -2,55 +2,54 @@
  * The composition root: the only module that knows every layer. The server and the `mds`
  * CLI both build their services here, so they run the same code over the same storage.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Config } from './config';
-import type { Database } from './db/database';
 import { migrate } from './db/migrator';
 import { openDatabase } from './db/open-database';
-import { ComputeService } from './services/compute.service';
-import { QualityService } from './services/quality.service';
-import { FeatureEngine } from './services/feature-engine.service';
+import { Store } from './db/store';
+import { marketReads, type MarketReads } from './domain/params/reads';
+import { Venues } from './domain/venues';
+import { AccessService } from './services/access/access.service';
+import { CandlesService } from './services/candles.service';
 import { DemoSeedService } from './services/demo-seed.service';
-import { Exchanges } from './services/exchanges';
+import { FeaturePrecomputeService } from './services/feature-precompute.service';
+import { FeatureReadService } from './services/feature-read.service';
+import { FundingService } from './services/funding.service';
 import { HealthService } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
-import { FeaturesService } from './services/features.service';
-import { MarketDataService } from './services/market-data.service';
-import { MarketRepository } from './db/market.repository';
-import { AccessService } from './services/access/access.service';
+import { MarketsService } from './services/markets.service';
+import type { FreshnessReader } from './services/metrics';
+import { MultiAssetService } from './services/multi-asset.service';
+import { QualityService } from './services/quality.service';
 import { MemoryQuotaStore } from './services/quota/memory.quota-store';
 import type { QuotaStore } from './services/quota/quota-store';
 import { RedisQuotaStore } from './services/quota/redis.quota-store';
+import { RecomputeService } from './services/recompute.service';
 import { TierPolicy } from './services/tier-policy';
-
-export const VERSION: string = (() => {
-  for (let dir = __dirname; path.dirname(dir) !== dir; dir = path.dirname(dir)) {
-    try {
-      return JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).version as string;
-    } catch {
-      // keep looking upward
-    }
-  }
-  return '0.0.0';
-})();
+import { VERSION } from './version';
 
 export interface Services {
   config: Config;
-  db: Database;
-  exchanges: Exchanges;
-  importer: ImportService;
-  compute: ComputeService;
-  seeder: DemoSeedService;
-  keys: KeysService;
-  features: FeaturesService;
-  market: MarketDataService;
-  quality: QualityService;
-  health: HealthService;
-  quotaStore: QuotaStore;
+  store: Store;
+  venues: Venues;
+  reads: MarketReads;
   tiers: TierPolicy;
+  quotaStore: QuotaStore;
   access: AccessService;
+  keys: KeysService;
+  candles: CandlesService;
+  funding: FundingService;
+  multiAsset: MultiAssetService;
+  markets: MarketsService;
+  features: FeatureReadService;
+  quality: QualityService;
+  featurePrecompute: FeaturePrecomputeService;
+  recompute: RecomputeService;
+  importer: ImportService;
+  seeder: DemoSeedService;
+  health: HealthService;
+  /** What /metrics reads from storage at scrape time. */
+  freshness: FreshnessReader;
   clock: () => number;
   close(): Promise<void>;
 }
@@ -60,7 +59,7 @@ export interface OpenOptions {
   dataDir?: string | 'memory';
   /** Apply pending migrations first (default true). */
   migrate?: boolean;
-  /** Injected clock (tests of daily quotas); default Date.now. */
+  /** Injected clock (tests of quotas and of the data's `now`); default Date.now. */
   clock?: () => number;
   /** Redis key prefix of the quota counters (tests isolate runs with it). */
   quotaPrefix?: string;
@@ -80,41 +79,59 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     await db.close();
     throw err;
   }
+  const store = new Store(db);
   const clock = opts.clock ?? Date.now;
-  const exchanges = new Exchanges(config.exchanges.perp, config.exchanges.spot);
-  const featureEngine = new FeatureEngine(db, exchanges);
+  const venues = new Venues(config.exchanges.perp, config.exchanges.spot);
+  const reads = marketReads(venues);
+  const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
   const quotaStore: QuotaStore = config.redisUrl
     ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
     : new MemoryQuotaStore(clock);
-  const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
-  const marketRepo = new MarketRepository(db);
-  const market = new MarketDataService(marketRepo, exchanges, tiers, clock);
-  const quality = new QualityService(db, exchanges, tiers);
-  const access = new AccessService(db, quotaStore, tiers, config.adminToken, clock);
-  const health = new HealthService(db, VERSION);
+  const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
+  const quality = new QualityService({
+    read: reads.quality,
+    venues,
+    series: store.series,
+    candles: store.candles,
+    quality: store.quality,
+    locks: store.locks,
+    tiers,
+    clock,
+  });
+  const featurePrecompute = new FeaturePrecomputeService(store, venues);
+  const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {
     await quotaStore.ping();
     return { kind: quotaStore.kind };
   });
   return {
     config,
-    db,
-    exchanges,
-    importer: new ImportService(db, exchanges),
-    compute: new ComputeService(db, featureEngine, quality),
-    quality,
-    seeder: new DemoSeedService(db, exchanges, featureEngine),
-    keys: new KeysService(db, (hash) => access.invalidate(hash)),
-    features: new FeaturesService(marketRepo, market, exchanges, tiers, clock),
-    market,
-    health,
-    quotaStore,
+    store,
+    venues,
+    reads,
     tiers,
+    quotaStore,
     access,
+    keys: new KeysService(store.keys, (hash) => access.forget(hash)),
+    candles: new CandlesService(reads.ohlcv, store.series, store.candles, tiers, clock),
+    funding: new FundingService(reads.funding, venues, store.series, store.funding, tiers, clock),
+    multiAsset: new MultiAssetService(reads.multiAsset, venues, store.series, store.multiAsset, tiers, clock),
+    markets: new MarketsService(reads, store.series, store.candles, clock),
+    features: new FeatureReadService(reads.features, store.series, store.features, tiers, clock),
+    quality,
+    featurePrecompute,
+    recompute: new RecomputeService(store, featurePrecompute, quality),
+    importer: new ImportService(store, venues),
+    seeder: new DemoSeedService(store, venues, featurePrecompute),
+    health,
+    freshness: async (timeoutMs) => {
+      const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
+      return { features, quality };
+    },
     clock,
     async close() {
       await quotaStore.close();
-      await db.close();
+      await store.close();
     },
   };
 }

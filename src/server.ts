@@ -2,24 +2,24 @@
  * `npm start`: migrate, seed the demo data when the database is empty, listen, and stop
  * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close pools).
  */
-import './production-default';
+import './node-env';
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Express } from 'express';
 import http from 'node:http';
 import https from 'node:https';
-import { randomUUID } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
-import { loadConfig, type Config } from './config';
+import type { Express } from 'express';
 import { openServices, type OpenOptions, type Services } from './composition';
-import { createLogger, type Logger } from './logger';
-import { createApp } from './rest/app';
-import { withRoutableTarget } from './rest/request-target';
+import { loadConfig, type Config } from './config';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
+import { createHttpApp } from './http-app';
 import { startQualitySchedule } from './jobs/quality.job';
+import { createLogger, type Logger } from './logger';
 import { Metrics } from './services/metrics';
+import { withRoutableTarget } from './transport/request-target';
 
 /** Owner of the key made at first start, so a fresh install can be queried at once. */
 export const DEMO_USER_ID = '00000000-0000-4000-8000-000000000001';
@@ -37,7 +37,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
   const services = await openServices(config, opts);
-  const metrics = new Metrics(services.db);
+  const metrics = new Metrics(services.freshness);
   const now = services.clock;
   let demoKey: string | undefined;
   try {
@@ -65,14 +65,14 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       schema,
       access: services.access,
       limitField: createFieldLimiter(services.quotaStore, services.clock),
-      market: services.market,
-      features: services.features,
+      loaders: services,
+      clock: services.clock,
     });
   } catch (err) {
     await services.close();
     throw err;
   }
-  const app = createApp({ logger, services, metrics, graphql: gql.handler });
+  const app = createHttpApp({ logger, services, metrics, graphql: gql.handler });
   const listener = withRoutableTarget(app);
   const server = config.tls
     ? https.createServer({ cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }, listener)

@@ -18,7 +18,7 @@ export interface QueryOptions {
 
 /** One connection's worth of SQL. int8 comes back as number, numeric as string. */
 export interface SqlSession {
-  query<R extends Row = Row>(text: string, params?: unknown[], opts?: QueryOptions): Promise<R[]>;
+  query<R extends object = Row>(text: string, params?: unknown[], opts?: QueryOptions): Promise<R[]>;
   /** Run a script of several statements (no parameters, no result). */
   exec(script: string): Promise<void>;
   /** COPY rows in CSV form (chunks of complete lines, no header) into `table(columns)`. */
@@ -34,6 +34,3 @@ export interface Database extends SqlSession {
   transaction<T>(fn: (s: SqlSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
-
-/** Key of the session advisory lock that serializes migrations across processes. */
-export const MIGRATION_LOCK_KEY = 7_734_211;

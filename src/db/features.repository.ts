@@ -1,22 +1,16 @@
 /**
- * Storage of pre-computed features: reading candle history as floats for the engine,
- * writing technical feature rows at COPY speed, and the funding/premium features, which are
- * window functions over hourly funding and 1h closes, computed in SQL.
+ * Pre-computed features, wide (one column per catalogue name): the page reads served by the
+ * API, the technical rows the feature engine writes at COPY speed, and the funding/premium
+ * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
 import { formatFloat } from '../domain/decimal';
-import { TECHNICAL_FEATURES } from '../domain/technical-features';
 import type { Out } from '../domain/indicators';
+import type { FeatureRow } from '../domain/market';
+import { TECHNICAL_FEATURES } from '../domain/technical-features';
+import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
-import type { Database, SqlSession } from './database';
-
-export interface CandleHistory {
-  time: number[];
-  open: number[];
-  high: number[];
-  low: number[];
-  close: number[];
-  volume: number[];
-}
+import type { QueryOptions, SqlSession } from './database';
+import { groupBySeries, sqlTime, type WithSeries } from './sql';
 
 const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
 
@@ -25,58 +19,61 @@ function cell(v: number | null): string {
   return formatFloat(v, 6) ?? '';
 }
 
+const FRESHNESS_SQL = `
+  SELECT t.timeframe,
+         extract(epoch FROM max(l.time))::float8 AS latest,
+         extract(epoch FROM min(l.time))::float8 AS stalest
+  FROM (VALUES ('1m'), ('5m'), ('15m'), ('1h'), ('4h'), ('1d'), ('funding')) AS t(timeframe)
+  CROSS JOIN series s
+  CROSS JOIN LATERAL (
+    SELECT f.time FROM features f
+    WHERE f.series_id = s.id AND f.timeframe = t.timeframe
+    ORDER BY f.time DESC LIMIT 1
+  ) l
+  GROUP BY t.timeframe`;
+
 export class FeaturesRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: SqlSession) {}
 
-  /** Time of the candle `lookback` bars before `fromMs` (null when fewer exist). */
-  async lookbackStart(seriesId: number, timeframe: string, fromMs: number, lookback: number): Promise<number | null> {
-    const rows = await this.db.query<{ t: number }>(
-      `SELECT (extract(epoch FROM time) * 1000)::int8 AS t FROM candles
-       WHERE series_id = $1 AND timeframe = $2 AND time < $3 ORDER BY time DESC OFFSET $4 LIMIT 1`,
-      [seriesId, timeframe, new Date(fromMs), lookback - 1],
+  /**
+   * Up to `limit` feature rows per series in [start, end], one column per requested name.
+   * `names` come from the catalogue (validated by the read), never raw user input.
+   */
+  async pages(ids: readonly number[], timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number) {
+    // Stored already rounded to 6 decimals (NUMERIC): a text cast renders them.
+    const cols = names.map((n) => `x.${n}::text AS ${n}`).join(', ');
+    const rows = await this.db.query<WithSeries<FeatureRow>>(
+      `SELECT s.id AS series_id, ${sqlTime('x.time')} AS time, ${cols}
+       FROM unnest($1::int[]) AS s(id)
+       CROSS JOIN LATERAL (
+         SELECT time, ${names.join(', ')} FROM features
+         WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
+         ORDER BY time LIMIT $5
+       ) x`,
+      [ids, timeframe, start, end, limit],
     );
-    return rows.length ? rows[0].t : null;
+    return groupBySeries(rows);
   }
 
-  /** Time of the candle `n` bars after `fromMs` (inclusive count), or null when fewer follow. */
-  async barAfter(seriesId: number, timeframe: string, fromMs: number | null, n: number): Promise<number | null> {
-    const rows = await this.db.query<{ t: number }>(
-      `SELECT (extract(epoch FROM time) * 1000)::int8 AS t FROM candles
-       WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3) ORDER BY time OFFSET $4 LIMIT 1`,
-      [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), n],
+  /**
+   * The same rows as `pages` for one series, each already rendered by PostgreSQL as its JSON
+   * object (`{"time":"...","rsi_14":"51.234567",...}`, the row's own names): a 10,000-row page
+   * of 15 features is 160,000 values the driver would otherwise parse one by one.
+   */
+  async pageAsJson(id: number, timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number) {
+    const parts = names.map((n) => `',"${n}":' || coalesce('"' || ${n}::text || '"', 'null')`).join(' || ');
+    return this.db.query<{ time: string; json: string }>(
+      `SELECT ${sqlTime('time')} AS time, '{"time":"' || ${sqlTime('time')} || '"' || ${parts} || '}' AS json
+       FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4
+       ORDER BY time LIMIT $5`,
+      [id, timeframe, start, end, limit],
     );
-    return rows.length ? rows[0].t : null;
   }
 
-  /** Candles in [fromMs, toMs) (null: unbounded), oldest first, as floats. */
-  async history(seriesId: number, timeframe: string, fromMs: number | null, toMs: number | null = null): Promise<CandleHistory> {
-    // The whole range as one text of `epoch_ms,open,high,low,close,volume` lines: no object
-    // per candle and no float8 conversion in PostgreSQL (measured 1.0 s against 1.7 s for
-    // per-column float8 arrays, on 525,600 candles).
-    const [r] = await this.db.query<{ s: string | null }>(
-      `SELECT string_agg(concat_ws(',', date_part('epoch', time) * 1000, open, high, low, close, volume), E'\n' ORDER BY time) AS s
-       FROM candles WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3)
-         AND ($4::timestamptz IS NULL OR time < $4)`,
-      [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), toMs === null ? null : new Date(toMs)],
-    );
-    const h: CandleHistory = { time: [], open: [], high: [], low: [], close: [], volume: [] };
-    if (r.s === null) return h;
-    for (const line of r.s.split('\n')) {
-      const p = line.split(',');
-      h.time.push(Number(p[0]));
-      h.open.push(Number(p[1]));
-      h.high.push(Number(p[2]));
-      h.low.push(Number(p[3]));
-      h.close.push(Number(p[4]));
-      h.volume.push(Number(p[5]));
-    }
-    return h;
-  }
-
-  /** Upsert technical feature rows for times[i] with i >= firstIndex. */
+  /** Upsert technical feature rows for times[i] with i >= firstIndex; must run on a transaction. */
   async writeTechnical(
     seriesId: number,
-    timeframe: string,
+    timeframe: FeatureTimeframe,
     times: number[],
     values: Record<string, Out>,
     firstIndex: number,
@@ -96,9 +93,7 @@ export class FeaturesRepository {
       if (chunk.length) yield chunk.join('');
     }
     if (firstIndex >= times.length) return 0;
-    await this.db.transaction((tx) =>
-      bulkUpsert(tx, { table: 'features', columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines),
-    );
+    await bulkUpsert(this.db, { table: 'features', columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines);
     return times.length - firstIndex;
   }
 
@@ -106,17 +101,16 @@ export class FeaturesRepository {
    * Funding and premium features of one perpetual series, over its whole funding history:
    * funding_norm (z-score over the 720 rates ending at t, sample std), cumulative 24/168
    * rates, premium_pct (premium x 100, premium from the 1h closes of the hour before t on
-   * both venues) and premium_zscore (z-score over the last 720 available premiums).
+   * both venues; null without a spot series) and premium_zscore (z-score over the last 720 available premiums).
    */
-  async writeFunding(s: SqlSession, perpSeriesId: number, spotExchange: string): Promise<void> {
-    await s.query(
+  async writeFundingFeatures(perpSeriesId: number, spotSeriesId: number | null): Promise<void> {
+    await this.db.query(
       `WITH base AS (
          SELECT f.time, f.rate, (p.close - sp.close) / sp.close AS premium
          FROM funding_rates f
          LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
          LEFT JOIN candles sp ON sp.timeframe = '1h' AND sp.time = f.time - interval '1 hour'
-           AND sp.series_id = (SELECT s2.id FROM series s2 JOIN series s1 ON s1.symbol = s2.symbol
-                               WHERE s1.id = $1 AND s2.exchange = $2)
+           AND sp.series_id = $2
          WHERE f.series_id = $1
        ), rates AS (
          SELECT time, rate, premium,
@@ -144,7 +138,15 @@ export class FeaturesRepository {
          funding_norm = EXCLUDED.funding_norm, funding_cumulative_24h = EXCLUDED.funding_cumulative_24h,
          funding_cumulative_7d = EXCLUDED.funding_cumulative_7d, premium_pct = EXCLUDED.premium_pct,
          premium_zscore = EXCLUDED.premium_zscore`,
-      [perpSeriesId, spotExchange],
+      [perpSeriesId, spotSeriesId],
     );
+  }
+
+  /**
+   * Per timeframe, the open time (Unix s) of the newest feature row of any series, and the
+   * least recent of the series' newest rows (a stalled series shows there).
+   */
+  async freshness(opts: QueryOptions): Promise<Array<{ timeframe: string; latest: number | null; stalest: number | null }>> {
+    return this.db.query(FRESHNESS_SQL, [], opts);
   }
 }

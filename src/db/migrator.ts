@@ -8,7 +8,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MIGRATION_LOCK_KEY, type Database } from './database';
+import type { Database } from './database';
+import { holdingLock, LOCK_KEYS } from './locks.repository';
 
 /** prisma/migrations of this checkout, found upward from here (src/db or dist/src/db). */
 export const MIGRATIONS_DIR = findUp(path.join('prisma', 'migrations'));
@@ -53,9 +54,8 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
 /** Apply pending migrations; returns the names applied by this call. */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = await readMigrations(dir);
-  return db.session(async (s) => {
-    await s.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    try {
+  return db.session((s) =>
+    holdingLock(s, LOCK_KEYS.migration, async () => {
       await s.query(CREATE_TABLE);
       const done = await s.query<{ migration_name: string; checksum: string }>(
         'SELECT migration_name, checksum FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
@@ -84,8 +84,6 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
         ran.push(f.name);
       }
       return ran;
-    } finally {
-      await s.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-    }
-  });
+    }),
+  );
 }

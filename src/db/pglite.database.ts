@@ -6,7 +6,7 @@
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client';
-import type { Database, Row, SqlSession } from './database';
+import type { Database, SqlSession } from './database';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 
 const parsers = { [types.INT8]: (v: string) => Number(v) };
@@ -16,7 +16,7 @@ const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
 
 function sessionOf(q: PGlite | Transaction): SqlSession {
   return {
-    async query<R extends Row>(text: string, params: unknown[] = []) {
+    async query<R extends object>(text: string, params: unknown[] = []) {
       const res = await q.query<R>(text, params, { parsers }).catch(mapUnavailable);
       return res.rows;
     },

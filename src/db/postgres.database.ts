@@ -21,7 +21,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
 import { PrismaClient } from '../generated/prisma/client';
-import type { Database, QueryOptions, Row, SqlSession } from './database';
+import type { Database, QueryOptions, SqlSession } from './database';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 
 // int8 (counts, epoch milliseconds) as number: every value we select fits in 2^53.
@@ -58,7 +58,7 @@ function withReadTimeout(config: unknown, ms: number): unknown {
 /** SQL on a dedicated connection (session or transaction): no timeout of its own. */
 function sessionOf(client: pg.PoolClient): SqlSession {
   return {
-    async query<R extends Row>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
+    async query<R extends object>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
       const config: TimedQuery = { text, values: params, query_timeout: opts.timeoutMs };
       const res = await client.query(config).catch(mapUnavailable);
       return res.rows as R[];
@@ -123,7 +123,7 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   return {
     kind: 'postgres',
     prisma,
-    async query<R extends Row>(text: string, params: unknown[] = [], qo: QueryOptions = {}) {
+    async query<R extends object>(text: string, params: unknown[] = [], qo: QueryOptions = {}) {
       const config: TimedQuery = { text, values: params, query_timeout: Math.min(qo.timeoutMs ?? readTimeoutMs, readTimeoutMs) };
       const res = await pool.query(config).catch(mapUnavailable);
       return res.rows as R[];

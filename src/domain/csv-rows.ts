@@ -4,12 +4,13 @@
  */
 import { compareDecimal, parseDecimal } from './decimal';
 import { parseTimestamp } from './time';
-import { CandleTimeframe, isAligned } from './timeframe';
+import { FUNDING_INTERVAL_MS, isAligned, type CandleTimeframe } from './timeframe';
 
 export const CANDLE_HEADER = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
 export const FUNDING_HEADER = ['time', 'rate'] as const;
 
-export interface CandleRow {
+/** A candle as imported: validated, exact decimals kept as text. */
+export interface CandleInput {
   time: number;
   open: string;
   high: string;
@@ -18,7 +19,8 @@ export interface CandleRow {
   volume: string;
 }
 
-export interface FundingRowIn {
+/** A funding rate as imported. */
+export interface FundingRateInput {
   time: number;
   rate: string;
 }
@@ -55,7 +57,7 @@ function decimal(cell: string, name: string): string {
   return d;
 }
 
-export function parseCandleRow(cells: string[], tf: CandleTimeframe): CandleRow {
+export function parseCandleRow(cells: string[], tf: CandleTimeframe): CandleInput {
   cellCount(cells, CANDLE_HEADER.length);
   const t = time(cells[0]);
   if (!isAligned(t, tf)) throw new RowError(`time "${cells[0]}" is not aligned to ${tf}`);
@@ -78,9 +80,9 @@ export function parseCandleRow(cells: string[], tf: CandleTimeframe): CandleRow 
   return row;
 }
 
-export function parseFundingRow(cells: string[]): FundingRowIn {
+export function parseFundingRow(cells: string[]): FundingRateInput {
   cellCount(cells, FUNDING_HEADER.length);
   const t = time(cells[0]);
-  if (t % 3_600_000 !== 0) throw new RowError(`time "${cells[0]}" is not aligned to the hour`);
+  if (t % FUNDING_INTERVAL_MS !== 0) throw new RowError(`time "${cells[0]}" is not aligned to the hour`);
   return { time: t, rate: decimal(cells[1], 'rate') };
 }

@@ -3,13 +3,14 @@
 export const FEATURE_CATEGORIES = ['momentum', 'trend', 'volatility', 'volume', 'funding', 'premium'] as const;
 export type FeatureCategory = (typeof FEATURE_CATEGORIES)[number];
 
-export interface FeatureInfo {
+/** One catalogue entry (GET /v1/features/available, GraphQL `featureCatalogue`). */
+export interface FeatureEntry {
   name: string;
   description: string;
   category: FeatureCategory;
 }
 
-export const FEATURE_CATALOGUE: readonly FeatureInfo[] = [
+export const FEATURE_CATALOGUE: readonly FeatureEntry[] = [
   { name: 'rsi_9', category: 'momentum', description: 'RSI with period 9, Wilder smoothing' },
   { name: 'rsi_14', category: 'momentum', description: 'RSI with period 14, Wilder smoothing' },
   { name: 'rsi_21', category: 'momentum', description: 'RSI with period 21, Wilder smoothing' },
@@ -36,3 +37,5 @@ export const FEATURE_CATALOGUE: readonly FeatureInfo[] = [
 export const FUNDING_TIMEFRAME_FEATURES: ReadonlySet<string> = new Set(
   FEATURE_CATALOGUE.filter((f) => f.category === 'funding' || f.category === 'premium').map((f) => f.name),
 );
+
+export const FEATURE_NAMES = FEATURE_CATALOGUE.map((f) => f.name) as [string, ...string[]];

@@ -3,7 +3,8 @@
  * computedAt. DQS = 0.30 gap_rate + 0.25 anomaly + 0.25 consistency + 0.20 freshness, from
  * unrounded components.
  */
-import { DAY_MS, MINUTE_MS } from './time';
+import { formatFloat } from './decimal';
+import { DAY_MS, MINUTE_MS, formatTimestamp } from './time';
 import { TIMEFRAME_MS, type CandleTimeframe } from './timeframe';
 
 export const QUALITY_WINDOW_MS = 7 * DAY_MS;
@@ -100,4 +101,58 @@ export function computeQuality(q: QualityInput): QualityResult {
   const freshness = q.latestOpen !== null && q.computedAt - (q.latestOpen + p) <= FRESHNESS_SLA_MS[q.timeframe] ? 1 : 0;
   const dqs = 0.3 * gapRate + 0.25 * anomaly + 0.25 * consistency + 0.2 * freshness;
   return { gapRate, anomaly, consistency, freshness, dqs, expected, present: have, missing };
+}
+
+/** A stored score: the job's result for one series and timeframe, as numbers. */
+export interface StoredQuality {
+  timeframe: CandleTimeframe;
+  computedAt: number;
+  dqs: number;
+  gapRate: number;
+  anomaly: number;
+  consistency: number;
+  freshness: number;
+  expected: number;
+  present: number;
+  missing: Array<[number, number]>;
+}
+
+export interface TimeInterval {
+  start: string;
+  end: string;
+}
+
+/** A quality record as served: the score and its components with 4 decimals, its band, the holes. */
+export interface QualityRecord {
+  timeframe: CandleTimeframe;
+  dqs: string;
+  band: string;
+  computedAt: string;
+  components: { gapRateScore: string; anomalyScore: string; consistencyScore: string; freshnessScore: string };
+  expectedCandles: number;
+  presentCandles: number;
+  /** Runs of missing candles: open times in [start, end). */
+  missingIntervals: TimeInterval[];
+}
+
+const f4 = (x: number) => formatFloat(x, 4)!;
+
+export function qualityRecord(q: StoredQuality): QualityRecord {
+  const dqs = f4(q.dqs);
+  return {
+    timeframe: q.timeframe,
+    dqs,
+    // The band of the served (rounded) score, so the two never disagree at a boundary.
+    band: bandOf(Number(dqs)),
+    computedAt: formatTimestamp(q.computedAt),
+    components: {
+      gapRateScore: f4(q.gapRate),
+      anomalyScore: f4(q.anomaly),
+      consistencyScore: f4(q.consistency),
+      freshnessScore: f4(q.freshness),
+    },
+    expectedCandles: q.expected,
+    presentCandles: q.present,
+    missingIntervals: q.missing.map(([s, e]) => ({ start: formatTimestamp(s), end: formatTimestamp(e) })),
+  };
 }

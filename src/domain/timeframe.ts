@@ -3,6 +3,10 @@
 export const CANDLE_TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
 export type CandleTimeframe = (typeof CANDLE_TIMEFRAMES)[number];
 
+/** Features are served on every candle timeframe and on `funding` (one row per funding hour). */
+export const FEATURE_TIMEFRAMES = [...CANDLE_TIMEFRAMES, 'funding'] as const;
+export type FeatureTimeframe = (typeof FEATURE_TIMEFRAMES)[number];
+
 export const TIMEFRAME_MS: Record<CandleTimeframe, number> = {
   '1m': 60_000,
   '5m': 300_000,
@@ -11,6 +15,9 @@ export const TIMEFRAME_MS: Record<CandleTimeframe, number> = {
   '4h': 14_400_000,
   '1d': 86_400_000,
 };
+
+/** Funding settles every hour: one funding row, and one `funding` feature row, per hour. */
+export const FUNDING_INTERVAL_MS = 3_600_000;
 
 export function isCandleTimeframe(v: string): v is CandleTimeframe {
   return (CANDLE_TIMEFRAMES as readonly string[]).includes(v);
@@ -35,4 +42,12 @@ export function finerTimeframe(tf: CandleTimeframe): CandleTimeframe | null {
 /** Open time of the last candle of `tf` that has closed at `nowMs`. */
 export function lastClosedOpen(nowMs: number, tf: CandleTimeframe): number {
   return bucketStart(nowMs, tf) - TIMEFRAME_MS[tf];
+}
+
+/**
+ * The end of a read of `tf` clipped to closed periods (only closed candles, and the features
+ * computed on them, are served); the funding timeframe has no open period to hide.
+ */
+export function closedEnd(endMs: number, tf: FeatureTimeframe, nowMs: number): number {
+  return tf === 'funding' ? endMs : Math.min(endMs, lastClosedOpen(nowMs, tf));
 }

@@ -10,24 +10,24 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError, isAppError } from '../domain/errors';
-import type { Access, AccessService } from '../services/access/access.service';
-import { HTTP_STATUS } from '../transport/http-status';
+import type { AccessService, Admission } from '../services/access/access.service';
 import { admitRequest } from '../transport/access.middleware';
 import { recordRequestError, toAppError } from '../transport/client-errors';
+import { HTTP_STATUS } from '../transport/http-status';
+import { complexityPlugin, refuseDeepNesting } from './complexity';
 import type { GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
-import { createLoaders } from './loaders';
-import { complexityPlugin, refuseDeepNesting } from './complexity';
-import type { MarketDataService } from '../services/market-data.service';
-import type { FeaturesService } from '../services/features.service';
+import { createLoaders, type LoaderServices } from './loaders';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
   access: AccessService;
   limitField: FieldLimiter;
-  market: MarketDataService;
-  features: FeaturesService;
+  /** The services the per-request DataLoaders batch reads through. */
+  loaders: LoaderServices;
+  /** The clock the cost rules read (a funding field's default end is now). */
+  clock: () => number;
 }
 
 /** What every refused /graphql request gets: counted, its cause logged, Retry-After when it has one. */
@@ -120,7 +120,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       // Analysts' Sandbox: the page loads Apollo's assets in the browser; the server needs no internet.
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestIdPlugin(),
-      complexityPlugin(),
+      complexityPlugin(deps.clock),
       // No HTTP caching of GraphQL here; the cache-control plugin would instrument every field.
       ApolloServerPluginCacheControlDisabled(),
     ],
@@ -128,10 +128,10 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
   await server.start();
   const middleware = expressMiddleware(server, {
     context: async ({ req, res }): Promise<GqlContext> => {
-      let access: Access;
+      let admission: Admission;
       try {
         // A POST was admitted by admitAndParse, before its body; a GET operation is admitted here.
-        access = req.access ?? (await admitRequest(deps.access, req, res));
+        admission = req.ctx.admission ?? (await admitRequest(deps.access, req, res));
         refuseDeepNesting([(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat());
       } catch (err) {
         if (!isAppError(err)) throw err;
@@ -141,10 +141,10 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       return {
         requestId: req.ctx.id,
         log: req.ctx.log,
-        principal: access.principal,
-        quota: access.quota,
+        principal: admission.principal,
+        quota: admission.quota,
         limitField: deps.limitField,
-        loaders: createLoaders(deps.market, deps.features),
+        loaders: createLoaders(deps.loaders, admission.principal),
         noteError: (e) => req.ctx.errors.push({ err: e, scope: 'field' }),
       };
     },

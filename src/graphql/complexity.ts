@@ -1,9 +1,9 @@
 /**
  * Depth and cost limits: a document that would do unbounded work is refused before
  * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus the rows a
- * data field may return (candles: its limit / 100; funding: the hours of its window / 100;
- * multiAsset: a full 10,000
- * rows / 100), and a field under `markets` counts once per market (estimated).
+ * data field may return, per 100 (candles: its limit; funding: the funding hours of its
+ * window, up to now when it has no end; features and multiAsset: a full page), plus one per
+ * symbol of multiAsset; a field under `markets` counts once per market (estimated).
  * Introspection (__schema, __type) is bounded by the schema and not counted.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
@@ -16,8 +16,9 @@ import {
   type ValueNode,
 } from 'graphql';
 import { AppError } from '../domain/errors';
-import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../domain/query-params';
+import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../domain/params/market-params';
 import { parseTimestamp } from '../domain/time';
+import { FUNDING_INTERVAL_MS } from '../domain/timeframe';
 import type { GqlContext } from './context';
 
 export const MAX_DEPTH = 10;
@@ -71,6 +72,8 @@ interface Walk {
   /** [depth, cost] of each fragment already measured: a fragment spread many times (or a
    * chain of fragments each spreading the next twice) is measured once, not 2^n times. */
   measured: Map<string, [number, number]>;
+  /** Now, for a window without an end. */
+  nowMs: number;
 }
 
 function intArg(field: FieldNode, name: string, w: Walk): number | undefined {
@@ -107,29 +110,28 @@ function stringArg(field: FieldNode, name: string, w: Walk): string | undefined 
   return undefined;
 }
 
-/** Hourly rows a funding field can return: the hours between start and end (default now). */
-function hoursIn(field: FieldNode, w: Walk): number | undefined {
+/** Rows a funding field can return: the funding hours between start and end (default now). */
+function fundingHoursIn(field: FieldNode, w: Walk): number | undefined {
   const start = parseTimestamp(stringArg(field, 'start', w) ?? '');
   const endText = stringArg(field, 'end', w);
-  const end = endText === undefined ? Date.now() : parseTimestamp(endText);
+  const end = endText === undefined ? w.nowMs : parseTimestamp(endText);
   if (start === null || end === null) return undefined;
-  return Math.max(1, Math.floor((end - start) / 3_600_000) + 1);
+  return Math.max(1, Math.floor((end - start) / FUNDING_INTERVAL_MS) + 1);
 }
 
+/** The most rows each data field can return, from its arguments. */
+const ROWS_AT_MOST: Record<string, (field: FieldNode, w: Walk) => number> = {
+  candles: (f, w) => intArg(f, 'limit', w) ?? DEFAULT_OHLCV_LIMIT,
+  funding: (f, w) => fundingHoursIn(f, w) ?? MAX_ROWS,
+  features: () => MAX_ROWS,
+  multiAsset: () => MAX_ROWS,
+};
+
 function fieldCost(field: FieldNode, w: Walk): number {
-  const rows = (n: number) => Math.ceil(Math.min(Math.max(n, 1), MAX_ROWS) / 100);
-  switch (field.name.value) {
-    case 'candles':
-      return 1 + rows(intArg(field, 'limit', w) ?? DEFAULT_OHLCV_LIMIT);
-    case 'features':
-      return 1 + rows(MAX_ROWS);
-    case 'funding':
-      return 1 + rows(hoursIn(field, w) ?? MAX_ROWS);
-    case 'multiAsset':
-      return 1 + rows(MAX_ROWS) + listLength(field, 'symbols', w);
-    default:
-      return 1;
-  }
+  const bound = ROWS_AT_MOST[field.name.value];
+  if (!bound) return 1;
+  const rows = Math.ceil(Math.min(Math.max(bound(field, w), 1), MAX_ROWS) / 100);
+  return 1 + rows + (field.name.value === 'multiAsset' ? listLength(field, 'symbols', w) : 0);
 }
 
 /** [depth, cost] of a selection set; fragments are expanded (cycles are invalid GraphQL). */
@@ -160,7 +162,8 @@ function measure(set: SelectionSetNode | undefined, w: Walk, seen: Set<string>):
   return [depth, cost];
 }
 
-export function complexityPlugin(): ApolloServerPlugin<GqlContext> {
+/** Measure every operation before it runs; `clock` is the service's (tests inject one). */
+export function complexityPlugin(clock: () => number): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart() {
       return {
@@ -168,7 +171,7 @@ export function complexityPlugin(): ApolloServerPlugin<GqlContext> {
           if (!operation) return;
           const fragments = new Map<string, FragmentDefinitionNode>();
           for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-          const [depth, cost] = measure(operation.selectionSet, { fragments, variables: request.variables ?? {}, measured: new Map() }, new Set());
+          const [depth, cost] = measure(operation.selectionSet, { fragments, variables: request.variables ?? {}, measured: new Map(), nowMs: clock() }, new Set());
           if (depth > MAX_DEPTH || cost > MAX_COST) {
             const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
             throw new GraphQLError(`query too complex: ${why}; split it into smaller requests`, {

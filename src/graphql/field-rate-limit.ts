@@ -12,7 +12,8 @@
 import { getGraphQLRateLimiter } from 'graphql-rate-limit';
 import { UseMiddleware, type ResolverData } from 'type-graphql';
 import { AppError } from '../domain/errors';
-import { windowOf, type QuotaStore } from '../services/quota/quota-store';
+import { secondsUntilReset } from '../domain/quota';
+import type { QuotaStore } from '../services/quota/quota-store';
 import type { GqlContext } from './context';
 
 export interface FieldLimit {
@@ -67,7 +68,7 @@ export function createFieldLimiter(store: QuotaStore, clock: () => number = Date
     }
     if (refused) {
       const now = clock();
-      const retry = Math.max(1, Math.ceil((windowOf(now, limit.windowMs).endMs - now) / 1000));
+      const retry = secondsUntilReset(now, limit.windowMs);
       throw new AppError(
         'RATE_LIMIT_EXCEEDED',
         `field ${info.fieldName} is limited to ${limit.max} calls per ${limit.windowMs / 1000} s on every plan; resets in ${retry} s`,

@@ -1,31 +1,44 @@
 /**
- * Per-request DataLoaders: every `candles`, `funding` or `coverage` field of one GraphQL
- * request that shares its parameters is answered by one SQL statement, however many
+ * Per-request DataLoaders: every `candles`, `funding`, `features`, `coverage` or `quality` field
+ * of one GraphQL request that shares its parameters is answered by one read, however many
  * markets the document touches.
  */
 import DataLoader from 'dataloader';
-import type { CandleRow, FeatureRow, FundingRow } from '../db/market.repository';
-import type { FeatureQuery, FeaturesService } from '../services/features.service';
-import type {
-  CandleQuery,
-  FundingQuery,
-  MarketDataService,
-  MarketSummary,
-  Page,
-} from '../services/market-data.service';
+import type { Candle, CandleRequest, FeatureRequest, FeatureRow, FundingRate, FundingRequest, MarketRef, MarketSummary, Page, QualityRequest } from '../domain/market';
+import type { QualityRecord } from '../domain/quality';
+import type { Principal } from '../services/access/principal';
+import type { CandlesService } from '../services/candles.service';
+import type { FeatureReadService } from '../services/feature-read.service';
+import type { FundingService } from '../services/funding.service';
+import type { MarketsService } from '../services/markets.service';
+import type { QualityService } from '../services/quality.service';
 
-export interface Loaders {
-  candles: DataLoader<CandleQuery, Page<CandleRow>, string>;
-  funding: DataLoader<FundingQuery, Page<FundingRow>, string>;
-  coverage: DataLoader<{ exchange: string; symbol: string }, MarketSummary, string>;
-  features: DataLoader<FeatureQuery, Page<FeatureRow>, string>;
+export interface LoaderServices {
+  candles: CandlesService;
+  funding: FundingService;
+  features: FeatureReadService;
+  markets: MarketsService;
+  quality: QualityService;
 }
 
-export function createLoaders(market: MarketDataService, features: FeaturesService): Loaders {
+export interface Loaders {
+  candles: DataLoader<CandleRequest, Page<Candle>, string>;
+  funding: DataLoader<FundingRequest, Page<FundingRate>, string>;
+  features: DataLoader<FeatureRequest, Page<FeatureRow>, string>;
+  coverage: DataLoader<MarketRef, MarketSummary, string>;
+  /** The records of the caller's plan (the loader belongs to one request, so to one caller). */
+  quality: DataLoader<QualityRequest, QualityRecord[], string>;
+}
+
+/** Requests are plain values: equal requests share one load. */
+const byValue = <K>() => ({ cacheKeyFn: (q: K) => JSON.stringify(q) });
+
+export function createLoaders(s: LoaderServices, caller: Principal): Loaders {
   return {
-    candles: new DataLoader((qs) => market.candlePages(qs), { cacheKeyFn: (q) => JSON.stringify(q) }),
-    funding: new DataLoader((qs) => market.fundingPages(qs), { cacheKeyFn: (q) => JSON.stringify(q) }),
-    coverage: new DataLoader((refs) => market.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
-    features: new DataLoader((qs) => features.featurePages(qs), { cacheKeyFn: (q) => JSON.stringify(q) }),
+    candles: new DataLoader((qs) => s.candles.pages(qs), byValue<CandleRequest>()),
+    funding: new DataLoader((qs) => s.funding.pages(qs), byValue<FundingRequest>()),
+    features: new DataLoader((qs) => s.features.pages(qs), byValue<FeatureRequest>()),
+    coverage: new DataLoader((refs) => s.markets.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
+    quality: new DataLoader<QualityRequest, QualityRecord[], string>((qs) => s.quality.recordsOf(caller, qs), byValue<QualityRequest>()),
   };
 }

@@ -5,21 +5,21 @@
  */
 import { GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
-import type { FeaturesService } from '../services/features.service';
+import type { MarketReads } from '../domain/params/reads';
 import type { KeysService } from '../services/keys.service';
+import type { MultiAssetService } from '../services/multi-asset.service';
 import type { TierPolicy } from '../services/tier-policy';
+import { registerArgs } from './args';
 import { AccountResolver } from './resolvers/account.resolver';
 import { FeatureResolver } from './resolvers/feature.resolver';
-import { MarketResolver } from './resolvers/market.resolver';
-import type { MarketDataService } from '../services/market-data.service';
-import type { QualityService } from '../services/quality.service';
+import { MarketResolver, type MarketResolverDeps } from './resolvers/market.resolver';
+import { MultiAssetResolver } from './resolvers/multi-asset.resolver';
 
-export interface SchemaDeps {
+export interface SchemaDeps extends MarketResolverDeps {
+  reads: MarketReads;
   keys: KeysService;
   tiers: TierPolicy;
-  features: FeaturesService;
-  market: MarketDataService;
-  quality: QualityService;
+  multiAsset: MultiAssetService;
 }
 
 /**
@@ -29,13 +29,15 @@ export interface SchemaDeps {
  * resolver, which reads the property directly.
  */
 function useDefaultResolvers(schema: GraphQLSchema): GraphQLSchema {
+  const storage = getMetadataStorage();
+  const schemaName = new Map<unknown, string>(storage.objectTypes.map((t) => [t.target, t.name]));
   const plain = new Set<string>();
-  for (const t of getMetadataStorage().objectTypes) {
+  for (const t of storage.objectTypes) {
     for (const f of t.fields ?? []) {
-      if (!f.middlewares?.length && !f.roles?.length) plain.add(`${t.name}.${f.name}`);
+      if (!f.middlewares?.length && !f.roles?.length) plain.add(`${t.name}.${f.schemaName}`);
     }
   }
-  const resolvedByResolvers = new Set(getMetadataStorage().fieldResolvers.map((f) => `${f.getObjectType?.()?.name}.${f.schemaName}`));
+  const resolvedByResolvers = new Set(storage.fieldResolvers.map((f) => `${schemaName.get(f.getObjectType?.())}.${f.schemaName}`));
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
@@ -47,13 +49,15 @@ function useDefaultResolvers(schema: GraphQLSchema): GraphQLSchema {
 }
 
 export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchema> {
+  registerArgs(deps.reads);
   const instances = new Map<unknown, unknown>([
     [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
     [FeatureResolver, new FeatureResolver(deps.features)],
-    [MarketResolver, new MarketResolver(deps.market, deps.features, deps.quality)],
+    [MarketResolver, new MarketResolver(deps)],
+    [MultiAssetResolver, new MultiAssetResolver(deps.reads, deps.multiAsset)],
   ]);
   const schema = await buildSchema({
-    resolvers: [AccountResolver, FeatureResolver, MarketResolver],
+    resolvers: [AccountResolver, FeatureResolver, MarketResolver, MultiAssetResolver],
     container: { get: (cls: unknown) => instances.get(cls) },
     validate: false,
   });

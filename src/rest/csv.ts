@@ -4,12 +4,6 @@
  * JSON envelopes. Every cell is a decimal, a timestamp or a symbol, so no quoting is needed.
  */
 import type { Response } from 'express';
-import { FORMAT, read, type RawParams } from '../domain/query-params';
-
-/** The requested representation: json (default) or csv; anything else is INVALID_PARAMETER. */
-export function wantsCsv(raw: RawParams): boolean {
-  return read(FORMAT, raw) === 'csv';
-}
 
 /** Lines per write: large enough to amortise the syscalls, small enough to keep memory flat. */
 const CHUNK_LINES = 500;
@@ -19,10 +13,11 @@ const CHUNK_LINES = 500;
  * when the socket has taken the previous one (backpressure), chunked transfer encoding. A
  * client that goes away stops the rendering.
  */
-export async function sendCsv(
+export async function sendCsv<Row>(
   res: Response,
   columns: readonly string[],
-  rows: ReadonlyArray<ReadonlyArray<string | null | undefined>>,
+  rows: readonly Row[],
+  cells: (row: Row) => ReadonlyArray<string | null | undefined>,
   nextStart: string | null,
 ): Promise<void> {
   if (nextStart !== null) res.setHeader('X-Next-Start', nextStart);
@@ -30,7 +25,7 @@ export async function sendCsv(
   let chunk = columns.join(',') + '\n';
   if (res.destroyed) return;
   for (let i = 0; i < rows.length; i++) {
-    chunk += rows[i].map((v) => v ?? '').join(',') + '\n';
+    chunk += cells(rows[i]).map((v) => v ?? '').join(',') + '\n';
     if ((i + 1) % CHUNK_LINES === 0 && i + 1 < rows.length) {
       if (!res.write(chunk)) await drained(res);
       if (res.destroyed) return;

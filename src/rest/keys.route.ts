@@ -4,6 +4,7 @@ import { AppError } from '../domain/errors';
 import type { AccessService } from '../services/access/access.service';
 import type { KeysService } from '../services/keys.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
+import { API_KEY_INFO, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
 
 const BODY_LIMIT = '16kb';
 
@@ -31,16 +32,16 @@ export function keysRouter(access: AccessService, keys: KeysService): Router {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new AppError('INVALID_PARAMETER', 'body: must be a JSON object', { parameter: 'body' });
       }
-      res.status(201).json(await keys.create(body));
+      res.status(201).json(NEW_API_KEY.render(await keys.create(body)));
     },
   );
 
   router.get('/v1/auth/keys', requireApiKey(access), async (req, res) => {
-    res.json({ keys: await keys.list(principalOf(req)) });
+    res.json({ keys: (await keys.list(principalOf(req))).map(API_KEY_INFO.render) });
   });
 
   router.delete('/v1/auth/keys/:key_hash', requireApiKey(access), async (req, res) => {
-    res.json(await keys.revoke(principalOf(req), String(req.params.key_hash)));
+    res.json(KEY_REVOCATION.render(await keys.revoke(principalOf(req), String(req.params.key_hash))));
   });
 
   return router;

@@ -1,75 +1,54 @@
-/** GET /v1/ohlcv, /v1/funding, /v1/multi-asset and /v1/markets: thin adapters over MarketDataService. */
-import { Router, type Response } from 'express';
+/** GET /v1/ohlcv, /v1/funding, /v1/multi-asset and /v1/markets: one service call each, then a serializer. */
+import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
-import type { MarketDataService } from '../services/market-data.service';
+import type { CandlesService } from '../services/candles.service';
+import type { FundingService } from '../services/funding.service';
+import type { MarketsService } from '../services/markets.service';
+import type { MultiAssetService } from '../services/multi-asset.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
-import { candleJson, pageJson, rowJson } from './json';
-import { sendCsv, wantsCsv } from './csv';
+import { sendCsv } from './csv';
+import { parseFormat } from './format';
+import { sendJsonText } from './json-text';
+import { CANDLE, candlePageJson } from './serializers/candle.serializer';
+import { fundingCsvCells, fundingCsvColumns, fundingPageJson } from './serializers/funding.serializer';
+import { marketsBody } from './serializers/market.serializer';
+import { multiAssetCsvCells, multiAssetCsvColumns, multiAssetPageJson } from './serializers/multi-asset.serializer';
 
-const CANDLE_KEYS = ['time', 'open', 'high', 'low', 'close', 'volume'] as const;
-const FUNDING_KEYS = ['time', 'rate', 'rate_normalized', 'premium'] as const;
-
-function sendJson(res: Response, body: string): void {
-  res.type('application/json').send(body);
+export interface MarketRoutesDeps {
+  access: AccessService;
+  candles: CandlesService;
+  funding: FundingService;
+  multiAsset: MultiAssetService;
+  markets: MarketsService;
 }
 
-export function marketRouter(access: AccessService, market: MarketDataService): Router {
+export function marketRouter(d: MarketRoutesDeps): Router {
   const router = Router();
-  const auth = requireApiKey(access);
+  const auth = requireApiKey(d.access);
 
   router.get('/v1/ohlcv', auth, async (req, res) => {
-    const csv = wantsCsv(req.query);
-    const q = market.candleQuery(principalOf(req), req.query);
-    const [p] = await market.candlePages([q]);
-    if (csv) return await sendCsv(res, CANDLE_KEYS, p.data.map((r) => CANDLE_KEYS.map((k) => r[k])), p.next_start);
-    sendJson(
-      res,
-      pageJson(
-        { symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.next_start },
-        p.data.map(candleJson),
-      ),
-    );
+    const format = parseFormat(req.query);
+    const { request, page } = await d.candles.page(principalOf(req), req.query);
+    if (format === 'csv') return sendCsv(res, CANDLE.names, page.data, CANDLE.csvCells, page.nextStart);
+    sendJsonText(res, candlePageJson(request, page));
   });
 
   router.get('/v1/funding', auth, async (req, res) => {
-    const csv = wantsCsv(req.query);
-    const q = market.fundingQuery(principalOf(req), req.query);
-    const [p] = await market.fundingPages([q]);
-    if (csv) {
-      const keys = q.normalized ? FUNDING_KEYS : FUNDING_KEYS.slice(0, 2);
-      return await sendCsv(res, keys, p.data.map((r) => keys.map((k) => r[k])), p.next_start);
-    }
-    sendJson(
-      res,
-      pageJson(
-        { symbol: q.symbol, exchange: q.exchange, count: p.count, next_start: p.next_start },
-        p.data.map((r) => rowJson(r as unknown as Record<string, string | null>, FUNDING_KEYS)),
-      ),
-    );
+    const format = parseFormat(req.query);
+    const { request, page } = await d.funding.page(principalOf(req), req.query);
+    if (format === 'csv') return sendCsv(res, fundingCsvColumns(request), page.data, fundingCsvCells(request), page.nextStart);
+    sendJsonText(res, fundingPageJson(request, page));
   });
 
   router.get('/v1/multi-asset', auth, async (req, res) => {
-    const csv = wantsCsv(req.query);
-    const q = market.multiAssetQuery(principalOf(req), req.query);
-    const p = await market.multiAsset(q);
-    if (csv) {
-      const rows = p.data.map((r) => {
-        const bySymbol = new Map(r.values);
-        return [r.time, ...q.symbols.map((s) => bySymbol.get(s))];
-      });
-      return await sendCsv(res, ['time', ...q.symbols], rows, p.next_start);
-    }
-    sendJson(
-      res,
-      pageJson(
-        { symbols: q.symbols, exchange: q.exchange, timeframe: q.timeframe, field: q.field, count: p.count, next_start: p.next_start },
-        p.data.map((r) => `{"time":"${r.time}"${r.values.map(([s, v]) => `,"${s}":"${v}"`).join('')}}`),
-      ),
-    );
+    const format = parseFormat(req.query);
+    const { request, page } = await d.multiAsset.page(principalOf(req), req.query);
+    if (format === 'csv') return sendCsv(res, multiAssetCsvColumns(request), page.data, multiAssetCsvCells(request), page.nextStart);
+    sendJsonText(res, multiAssetPageJson(request, page));
   });
 
   router.get('/v1/markets', auth, async (req, res) => {
-    res.json({ markets: await market.markets(req.query) });
+    res.json(marketsBody(await d.markets.list(req.query)));
   });
 
   return router;

@@ -1,17 +1,25 @@
 /**
  * The REST surface as data, for the OpenAPI document (rest/openapi.ts): each operation's path,
- * security, parameters (the services' own `params`, the very schemas that validate), body
- * schema, success schema and its own error codes. The response schemas describe what the
- * adapters render; a test checks real bodies against them.
+ * security, parameters (the reads' own parameters, the very ones that validate), body schema,
+ * success schema (the serializers' own shapes) and its own error codes. A test checks real
+ * bodies against these schemas.
  */
 import { z } from 'zod';
-import type { Services } from '../composition';
+import { NEW_KEY_BODY } from '../domain/api-keys';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
-import { FEATURE_CATEGORIES } from '../domain/feature-catalogue';
-import { FORMAT, MAX_ROWS, type Param } from '../domain/query-params';
-import { CANDLE_TIMEFRAMES } from '../domain/timeframe';
-import { TIERS } from '../domain/tiers';
-import { CREATE_KEY_BODY } from '../services/keys.service';
+import { MAX_ROWS } from '../domain/params/market-params';
+import type { Param } from '../domain/params/param';
+import { paramList } from '../domain/params/read';
+import type { MarketReads } from '../domain/params/reads';
+import { FORMAT } from './format';
+import { KEY_LIST_SCHEMA, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
+import { CANDLE_PAGE_SCHEMA } from './serializers/candle.serializer';
+import { CATALOGUE_SCHEMA, FEATURE_PAGE_SCHEMA } from './serializers/feature.serializer';
+import { FUNDING_PAGE_SCHEMA } from './serializers/funding.serializer';
+import { HEALTH_SCHEMA } from './serializers/health.serializer';
+import { MARKETS_SCHEMA } from './serializers/market.serializer';
+import { MULTI_ASSET_PAGE_SCHEMA } from './serializers/multi-asset.serializer';
+import { QUALITY_SCHEMA } from './serializers/quality.serializer';
 
 /** `pageOrApiKey`: GET /graphql, the Sandbox page without a key, operations with one. */
 export type Security = 'apiKey' | 'pageOrApiKey' | 'admin' | 'metrics' | 'public';
@@ -27,71 +35,13 @@ export interface Operation {
   query?: readonly Param[];
   pathParams?: Array<{ name: string; schema: z.ZodType; description: string }>;
   body?: z.ZodType;
-  /** The success response; `csv` adds text/csv and X-Next-Start (format=csv). */
-  ok: { status: number; description: string; schema?: z.ZodType; csv?: boolean; contentType?: string; alsoStatus?: number };
+  /** The success response; `nextStartHeader` documents X-Next-Start (format=csv). */
+  ok: { status: number; description: string; schema?: z.ZodType; nextStartHeader?: boolean; contentType?: string; alsoStatus?: number };
   /** Errors as GraphQL answers them (`errors[].extensions.code`), not the REST envelope. */
   graphqlErrors?: boolean;
   /** Codes beyond the parameters' own and the security scheme's. */
   errors?: readonly ErrorCode[];
 }
-
-// ---- response schemas (documentation of what the adapters render) --------------------------
-
-const decimal = (d: string) => z.string().meta({ description: d, examples: ['64250.500000'] });
-const timestamp = z.string().meta({ description: 'ISO 8601, UTC (+00:00).', examples: ['2024-01-01T00:00:00+00:00'] });
-const nextStart = z
-  .string()
-  .nullable()
-  .meta({ description: 'Start of the next page (pass it as start), or null when this page reaches end.' });
-const page = (fields: Record<string, z.ZodType>, row: z.ZodType) =>
-  z.object({ ...fields, count: z.number().int(), next_start: nextStart, data: z.array(row) });
-
-const candle = z.object({
-  time: timestamp,
-  open: decimal('6 decimals'),
-  high: decimal('6 decimals'),
-  low: decimal('6 decimals'),
-  close: decimal('6 decimals'),
-  volume: decimal('6 decimals'),
-});
-const fundingRow = z.object({
-  time: timestamp,
-  rate: decimal('Hourly funding rate, 8 decimals (0.0001 = 0.01%).'),
-  rate_normalized: z
-    .string()
-    .nullable()
-    .optional()
-    .meta({ description: 'normalized=true: z-score over 720 hourly rates, 6 decimals; null in warm-up or when the deviation is ~0.' }),
-  premium: z.string().nullable().optional().meta({ description: 'normalized=true: (perp - spot) / spot, 8 decimals.' }),
-});
-const wideRow = (what: string) =>
-  z.object({ time: timestamp }).catchall(z.string().nullable()).meta({ description: `time plus one decimal string per ${what}.` });
-const marketFields = { symbol: z.string(), exchange: z.string() };
-const qualityRecord = z.object({
-  dqs: decimal('0.30 gap + 0.25 anomaly + 0.25 consistency + 0.20 freshness'),
-  computed_at: timestamp,
-  components: z.object({
-    gap_rate_score: z.string(),
-    anomaly_score: z.string(),
-    consistency_score: z.string(),
-    freshness_score: z.string(),
-  }),
-});
-const keyFields = {
-  key_hint: z.string().meta({ examples: ['qp_AbC1…'] }),
-  user_id: z.string(),
-  tier: z.enum(TIERS),
-  label: z.string().nullable(),
-  created_at: timestamp,
-};
-const listedKey = z.object({
-  key_hash: z.string().meta({ description: 'SHA-256 hex of the key; identifies it for revocation.' }),
-  ...keyFields,
-  status: z.enum(['active', 'revoked']),
-  revoked_at: timestamp.nullable(),
-});
-const check = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.number().optional(), error: z.string().optional() }).catchall(z.unknown());
-const health = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), check), version: z.string() });
 
 export const ENVELOPE = z.object({
   error: z.enum(ERROR_CODES).meta({ description: 'Stable error code.' }),
@@ -117,8 +67,7 @@ export const GRAPHQL_ERRORS = z.object({
 
 const DATA_RULES: ErrorCode[] = ['INVALID_TIME_RANGE', 'TIER_LIMIT_EXCEEDED'];
 
-export function operations(s: Services): Operation[] {
-  const m = s.market.params;
+export function operations(reads: MarketReads): Operation[] {
   return [
     {
       method: 'get',
@@ -128,8 +77,8 @@ export function operations(s: Services): Operation[] {
       summary: 'OHLCV candles of one market',
       description: `Closed candles from start to end, oldest first, up to limit rows (at most ${MAX_ROWS.toLocaleString('en-US')}); next_start pages on.`,
       security: 'apiKey',
-      query: [...m.ohlcv, FORMAT],
-      ok: { status: 200, description: 'A page of candles.', schema: page({ ...marketFields, timeframe: z.enum(CANDLE_TIMEFRAMES) }, candle), csv: true },
+      query: [...paramList(reads.ohlcv), FORMAT],
+      ok: { status: 200, description: 'A page of candles.', schema: CANDLE_PAGE_SCHEMA, nextStartHeader: true },
       errors: DATA_RULES,
     },
     {
@@ -140,8 +89,8 @@ export function operations(s: Services): Operation[] {
       summary: 'Hourly funding rates of a perpetual market',
       description: `Optionally with the 30-day z-score and the perp/spot premium (normalized=true). Pages of ${MAX_ROWS.toLocaleString('en-US')} rows.`,
       security: 'apiKey',
-      query: [...m.funding, FORMAT],
-      ok: { status: 200, description: 'A page of funding rows.', schema: page(marketFields, fundingRow), csv: true },
+      query: [...paramList(reads.funding), FORMAT],
+      ok: { status: 200, description: 'A page of funding rows.', schema: FUNDING_PAGE_SCHEMA, nextStartHeader: true },
       errors: DATA_RULES,
     },
     {
@@ -152,13 +101,8 @@ export function operations(s: Services): Operation[] {
       summary: 'One field across several symbols, aligned by time',
       description: 'A symbol without a value at a time has no property in that row.',
       security: 'apiKey',
-      query: [...m.multiAsset, FORMAT],
-      ok: {
-        status: 200,
-        description: 'A page of wide rows, one property per symbol.',
-        schema: page({ symbols: z.array(z.string()), exchange: z.string(), timeframe: z.enum(CANDLE_TIMEFRAMES), field: z.string() }, wideRow('symbol')),
-        csv: true,
-      },
+      query: [...paramList(reads.multiAsset), FORMAT],
+      ok: { status: 200, description: 'A page of wide rows, one property per symbol.', schema: MULTI_ASSET_PAGE_SCHEMA, nextStartHeader: true },
       errors: [...DATA_RULES, 'INVALID_EXCHANGE', 'INVALID_PARAMETER'],
     },
     {
@@ -168,14 +112,8 @@ export function operations(s: Services): Operation[] {
       tag: 'Market data',
       summary: 'Markets and their coverage per timeframe',
       security: 'apiKey',
-      query: m.markets,
-      ok: {
-        status: 200,
-        description: 'Every market with the first and last time of each timeframe.',
-        schema: z.object({
-          markets: z.array(z.object({ ...marketFields, coverage: z.array(z.object({ timeframe: z.string(), first: timestamp.nullable(), last: timestamp.nullable() })) })),
-        }),
-      },
+      query: paramList(reads.markets),
+      ok: { status: 200, description: 'Every market with the first and last time of each timeframe.', schema: MARKETS_SCHEMA },
     },
     {
       method: 'get',
@@ -185,13 +123,8 @@ export function operations(s: Services): Operation[] {
       summary: 'Pre-computed features in wide format',
       description: 'Values are computed over the full history, so they do not depend on the requested window. Funding and premium features are served on timeframe funding.',
       security: 'apiKey',
-      query: [...s.features.params, FORMAT],
-      ok: {
-        status: 200,
-        description: 'A page of feature rows.',
-        schema: page({ ...marketFields, timeframe: z.string(), features: z.array(z.string()) }, wideRow('requested feature')),
-        csv: true,
-      },
+      query: [...paramList(reads.features), FORMAT],
+      ok: { status: 200, description: 'A page of feature rows.', schema: FEATURE_PAGE_SCHEMA, nextStartHeader: true },
       errors: [...DATA_RULES, 'INVALID_EXCHANGE'],
     },
     {
@@ -201,11 +134,7 @@ export function operations(s: Services): Operation[] {
       tag: 'Features',
       summary: 'The feature catalogue',
       security: 'apiKey',
-      ok: {
-        status: 200,
-        description: 'Every feature: name, description, category.',
-        schema: z.object({ features: z.array(z.object({ name: z.string(), description: z.string(), category: z.enum(FEATURE_CATEGORIES) })) }),
-      },
+      ok: { status: 200, description: 'Every feature: name, description, category.', schema: CATALOGUE_SCHEMA },
     },
     {
       method: 'get',
@@ -215,12 +144,8 @@ export function operations(s: Services): Operation[] {
       summary: 'Data Quality Score per timeframe',
       description: 'Only the timeframes of the caller\'s plan are returned (free: 1h, 4h, 1d).',
       security: 'apiKey',
-      query: s.quality.params,
-      ok: {
-        status: 200,
-        description: 'The stored quality records.',
-        schema: z.object({ ...marketFields, timeframes: z.record(z.string(), qualityRecord) }),
-      },
+      query: paramList(reads.quality),
+      ok: { status: 200, description: 'The stored quality records.', schema: QUALITY_SCHEMA },
       errors: ['TIER_LIMIT_EXCEEDED', 'QUALITY_NOT_FOUND'],
     },
     {
@@ -231,8 +156,8 @@ export function operations(s: Services): Operation[] {
       summary: 'Create an API key (admin)',
       description: 'The full key appears only in this response; only its SHA-256 is stored. Body: JSON, at most 16 KB.',
       security: 'admin',
-      body: CREATE_KEY_BODY,
-      ok: { status: 201, description: 'The new key.', schema: z.object({ key: z.string().meta({ examples: ['qp_…'] }), ...keyFields }) },
+      body: NEW_KEY_BODY,
+      ok: { status: 201, description: 'The new key.', schema: NEW_API_KEY.schema },
       errors: ['KEY_CREATION_DISABLED', 'INVALID_TIER', 'MISSING_PARAMETER', 'INVALID_PARAMETER'],
     },
     {
@@ -242,7 +167,7 @@ export function operations(s: Services): Operation[] {
       tag: 'Keys',
       summary: "The calling key's user's keys",
       security: 'apiKey',
-      ok: { status: 200, description: 'Keys, oldest first.', schema: z.object({ keys: z.array(listedKey) }) },
+      ok: { status: 200, description: 'Keys, oldest first.', schema: KEY_LIST_SCHEMA },
     },
     {
       method: 'delete',
@@ -253,11 +178,7 @@ export function operations(s: Services): Operation[] {
       description: 'Idempotent: revoking a revoked key answers as the first time did.',
       security: 'apiKey',
       pathParams: [{ name: 'key_hash', schema: z.string().regex(/^[0-9a-f]{64}$/), description: 'SHA-256 hex of the key.' }],
-      ok: {
-        status: 200,
-        description: 'The key is revoked.',
-        schema: z.object({ key_hash: z.string(), status: z.literal('revoked'), revoked_at: timestamp }),
-      },
+      ok: { status: 200, description: 'The key is revoked.', schema: KEY_REVOCATION.schema },
       errors: ['KEY_NOT_FOUND'],
     },
     {
@@ -268,7 +189,7 @@ export function operations(s: Services): Operation[] {
       summary: 'Dependency health',
       description: '200 when every dependency answers, 503 otherwise (same body).',
       security: 'public',
-      ok: { status: 200, description: 'Healthy.', schema: health, alsoStatus: 503 },
+      ok: { status: 200, description: 'Healthy.', schema: HEALTH_SCHEMA, alsoStatus: 503 },
     },
     {
       method: 'get',

@@ -1,14 +1,14 @@
 /**
  * The OpenAPI 3.1 document of the REST surface, generated at start-up from the objects that
- * do the work: each operation's parameters are the zod schemas its service validates with
- * (services' `params`), the key-creation body is the schema keys.service checks, error codes
- * come from those parameters plus the operation's own rules, and statuses from the one
- * code -> HTTP table. Served at GET /v1/openapi.json and rendered at GET /docs.
+ * do the work: each operation's parameters are its read's own parameters (domain/params), the
+ * response schemas are the serializers' shapes, the key-creation body is the schema key
+ * creation checks, error codes come from those parameters plus the operation's own rules, and
+ * statuses from the one code -> HTTP table. Served at GET /v1/openapi.json, rendered at GET /docs.
  */
 import { z } from 'zod';
-import type { Services } from '../composition';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
-import type { Param } from '../domain/query-params';
+import type { Param } from '../domain/params/param';
+import type { MarketReads } from '../domain/params/reads';
 import { HTTP_STATUS } from '../transport/http-status';
 import { ENVELOPE, GRAPHQL_ERRORS, operations, type Operation, type Security } from './openapi.operations';
 
@@ -55,19 +55,24 @@ const RATE_LIMIT_HEADERS = {
 };
 const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
 
+/** The JSON Schema of one value of the parameter (one item of a list), as clients send it. */
+function valueSchema(p: Param): Json {
+  if (p.kind === 'boolean') return { type: 'boolean' };
+  return jsonSchema(p.schema);
+}
+
 function parameterOf(p: Param): Json {
-  const schema = jsonSchema(p.schema);
-  const { description, examples, ...rest } = schema;
-  const out: Json = { name: p.name, in: 'query', required: p.required, description };
-  if (p.list) {
-    out.schema = { type: 'array', items: rest, minItems: p.required ? 1 : 0 };
+  const value = { ...valueSchema(p), ...(p.default === undefined ? {} : { default: p.default }) };
+  const out: Json = { name: p.name, in: 'query', required: p.required, description: p.description };
+  if (p.kind === 'list') {
+    out.schema = { type: 'array', items: value, minItems: p.required ? 1 : 0 };
     out.style = 'form';
     out.explode = false;
-    out.description = `${String(description ?? '')} Comma-separated; items trimmed, empty ones dropped, duplicates removed.`.trim();
-    if (Array.isArray(examples) && examples.length) out.example = [examples[0]];
+    out.description = `${p.description} Comma-separated; items trimmed, empty ones dropped, duplicates removed.`;
+    if (p.examples.length) out.example = [p.examples[0]];
   } else {
-    out.schema = rest;
-    if (Array.isArray(examples) && examples.length) out.example = examples[0];
+    out.schema = value;
+    if (p.examples.length) out.example = p.examples[0];
   }
   out['x-error-codes'] = p.codes;
   return out;
@@ -110,13 +115,13 @@ function errorResponses(op: Operation): Record<string, Json> {
   return out;
 }
 
+/** JSON only: a typed client reads the body as JSON; `format` describes the other representations. */
 function successResponse(op: Operation): Json {
   const headers: Json = { ...REQUEST_ID, ...(keyed(op.security) ? RATE_LIMIT_HEADERS : {}) };
   const content: Json = {};
   if (op.ok.schema) content['application/json'] = { schema: jsonSchema(op.ok.schema) };
   if (op.ok.contentType) content[op.ok.contentType] = { schema: { type: 'string' } };
-  if (op.ok.csv) {
-    content['text/csv'] = { schema: { type: 'string', description: 'format=csv: a header row, then one line per row; null is an empty cell.' } };
+  if (op.ok.nextStartHeader) {
     headers['X-Next-Start'] = { description: 'format=csv: start of the next page (absent on the last page).', schema: { type: 'string' } };
   }
   return { description: op.ok.description, headers, content };
@@ -148,9 +153,9 @@ function operationObject(op: Operation): Json {
 }
 
 /** The whole document for this configuration (venue names come from EXCHANGE_PERP/SPOT). */
-export function openApiDocument(services: Services, version: string): Json {
+export function openApiDocument(reads: MarketReads, version: string): Json {
   const paths: Record<string, Json> = {};
-  for (const op of operations(services)) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  for (const op of operations(reads)) (paths[op.path] ??= {})[op.method] = operationObject(op);
   return {
     openapi: '3.1.0',
     info: {

@@ -4,9 +4,8 @@
  * imported 1h candles for the 400 days before, every coarser timeframe rolled up, hourly
  * funding for the perpetual venue over the last 60 days, and a few gaps on one series.
  */
-import type { Database, SqlSession } from '../db/database';
-import { bulkUpsert } from '../db/bulk-upsert';
-import { ensureSeries } from '../db/series.repository';
+import type { Repositories, Store } from '../db/store';
+import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
 import {
   DEMO_SYMBOLS,
   DemoCandle,
@@ -18,13 +17,10 @@ import {
 } from '../domain/demo-data';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
 import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen } from '../domain/timeframe';
-import type { Exchanges } from './exchanges';
-import type { FeatureEngine } from './feature-engine.service';
-import { rollup } from './rollup.service';
+import type { Venues } from '../domain/venues';
+import type { FeaturePrecomputeService } from './feature-precompute.service';
 
 export const DEMO_MINUTE_DAYS = 7;
-/** Key of the session advisory lock around seeding at start-up. */
-export const SEED_LOCK_KEY = 7_734_213;
 export const DEMO_HOUR_DAYS = 400;
 export const DEMO_FUNDING_DAYS = 60;
 /** The series that carries the deliberate gaps. */
@@ -39,8 +35,6 @@ export interface SeedSummary {
   endMs: number;
 }
 
-const CANDLE_COLUMNS = ['series_id', 'timeframe', 'time', 'open', 'high', 'low', 'close', 'volume', 'derived'];
-
 /** Minute ranges [start, end) cut out of the gappy series, relative to the last minute. */
 function minuteGaps(lastMinute: number): Array<[number, number]> {
   return [
@@ -54,55 +48,38 @@ function inGaps(t: number, gaps: Array<[number, number]>): boolean {
   return gaps.some(([s, e]) => t >= s && t < e);
 }
 
-function candleLines(seriesId: number, tf: string, candles: DemoCandle[], sym: DemoSymbol): string {
-  const parts: string[] = [];
-  for (const c of candles) {
-    parts.push(
-      `${seriesId},${tf},${new Date(c.time).toISOString()},${c.open.toFixed(sym.decimals)},${c.high.toFixed(sym.decimals)},` +
-        `${c.low.toFixed(sym.decimals)},${c.close.toFixed(sym.decimals)},${c.volume.toFixed(4)},f\n`,
-    );
-  }
-  return parts.join('');
+/** The candles as stored: prices with the symbol's tick, volumes with 4 decimals. */
+function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
+  return candles.map((c) => ({
+    time: c.time,
+    open: c.open.toFixed(sym.decimals),
+    high: c.high.toFixed(sym.decimals),
+    low: c.low.toFixed(sym.decimals),
+    close: c.close.toFixed(sym.decimals),
+    volume: c.volume.toFixed(4),
+  }));
 }
 
-async function* once(text: string): AsyncGenerator<string> {
-  yield text;
-}
-
-async function writeCandles(tx: SqlSession, lines: string): Promise<void> {
-  await bulkUpsert(
-    tx,
-    { table: 'candles', columns: CANDLE_COLUMNS, key: ['series_id', 'timeframe', 'time'] },
-    () => once(lines),
-  );
+async function* once<T>(value: T): AsyncGenerator<T> {
+  yield value;
 }
 
 export class DemoSeedService {
   constructor(
-    private readonly db: Database,
-    private readonly exchanges: Exchanges,
-    private readonly features: FeatureEngine,
+    private readonly store: Store,
+    private readonly venues: Venues,
+    private readonly features: FeaturePrecomputeService,
   ) {}
-
-  /** True when no market exists yet (a fresh database). */
-  async isEmpty(): Promise<boolean> {
-    return (await this.db.prisma.series.count()) === 0;
-  }
 
   /**
    * Seed when the database is empty, under a session advisory lock: replicas starting together
    * on a fresh database seed once (the others wait, then find it seeded). Null when not empty.
    */
   async seedIfEmpty(nowMs: number, onSeeding: () => void = () => undefined): Promise<SeedSummary | null> {
-    return this.db.session(async (s) => {
-      await s.query('SELECT pg_advisory_lock($1)', [SEED_LOCK_KEY]);
-      try {
-        if (!(await this.isEmpty())) return null;
-        onSeeding();
-        return await this.seed(nowMs);
-      } finally {
-        await s.query('SELECT pg_advisory_unlock($1)', [SEED_LOCK_KEY]).catch(() => undefined);
-      }
+    return this.store.locks.withLock('demoSeed', async () => {
+      if (!(await this.store.series.isEmpty())) return null;
+      onSeeding();
+      return this.seed(nowMs);
     });
   }
 
@@ -129,23 +106,20 @@ export class DemoSeedService {
         }
       }
       for (const venue of ['spot', 'perp'] as const) {
-        const exchange = venue === 'spot' ? this.exchanges.spot : this.exchanges.perp;
+        const exchange = venue === 'spot' ? this.venues.spot : this.venues.perp;
         const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
         const m = gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue];
         const h = gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue];
-        const seriesId = await this.db.transaction(async (tx) => {
-          const id = await ensureSeries(tx, exchange, sym.symbol);
+        const seriesId = await this.store.transaction(async (tx) => {
+          const id = await tx.series.ensure({ exchange, symbol: sym.symbol });
           // A later re-seed must not import hourly candles over hours already covered by
           // minutes (their 1h is the rollup of those minutes).
-          const [{ first }] = await tx.query<{ first: Date | null }>(
-            "SELECT min(time) AS first FROM candles WHERE series_id = $1 AND timeframe = '1m'",
-            [id],
-          );
-          const hoursBefore = first ? h.filter((c) => c.time < first.getTime()) : h;
-          await writeCandles(tx, candleLines(id, '1h', hoursBefore, sym));
-          await writeCandles(tx, candleLines(id, '1m', m, sym));
-          await rollup(tx, { seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
-          await rollup(tx, { seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
+          const first = await tx.candles.firstOpen(id, '1m');
+          const hoursBefore = first !== null ? h.filter((c) => c.time < first) : h;
+          await tx.candles.upsert(id, '1h', () => once(inputs(hoursBefore, sym)));
+          await tx.candles.upsert(id, '1m', () => once(inputs(m, sym)));
+          await tx.candles.rollUp({ seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
+          await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
           if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, sym, nowMs);
           return id;
         });
@@ -159,17 +133,13 @@ export class DemoSeedService {
     return summary;
   }
 
-  private async writeFunding(tx: SqlSession, seriesId: number, sym: DemoSymbol, nowMs: number): Promise<number> {
+  private async writeFunding(tx: Repositories, seriesId: number, sym: DemoSymbol, nowMs: number): Promise<number> {
     const last = bucketStart(nowMs, '1h');
-    const lines: string[] = [];
+    const rows: FundingRateInput[] = [];
     for (let t = last - DEMO_FUNDING_DAYS * DAY_MS + HOUR_MS; t <= last; t += HOUR_MS) {
-      lines.push(`${seriesId},${new Date(t).toISOString()},${demoFundingRate(sym, t).toFixed(8)}\n`);
+      rows.push({ time: t, rate: demoFundingRate(sym, t).toFixed(8) });
     }
-    await bulkUpsert(
-      tx,
-      { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] },
-      () => once(lines.join('')),
-    );
-    return lines.length;
+    await tx.funding.upsert(seriesId, () => once(rows));
+    return rows.length;
   }
 }

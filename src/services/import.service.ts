@@ -1,13 +1,12 @@
 /**
  * CSV import of candles and funding rates. Every row is validated while it streams into
- * PostgreSQL inside one transaction: one bad row rejects the file with `file:line: reason`
+ * the database inside one transaction: one bad row rejects the file with `file:line: reason`
  * and nothing of it is written. Re-importing the same rows is idempotent (upsert).
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import type { Database } from '../db/database';
-import { bulkUpsert } from '../db/bulk-upsert';
-import { ensureSeries } from '../db/series.repository';
+import type { Store } from '../db/store';
 import {
   CANDLE_HEADER,
   FUNDING_HEADER,
@@ -18,9 +17,9 @@ import {
   splitCsvLine,
 } from '../domain/csv-rows';
 import { AppError } from '../domain/errors';
+import type { MarketRef } from '../domain/market';
 import type { CandleTimeframe } from '../domain/timeframe';
-import type { MarketRef } from './market-ref';
-import { Exchanges } from './exchanges';
+import type { Venues } from '../domain/venues';
 
 export interface ImportResult {
   seriesId: number;
@@ -38,8 +37,8 @@ interface Tracker {
   to: number | null;
 }
 
-/** Lines per chunk handed to COPY. */
-const CHUNK_LINES = 2_000;
+/** Rows per batch handed to the repository (one COPY chunk). */
+const BATCH_ROWS = 2_000;
 
 /** Most of a file's own text quoted back in a reason (a binary "line" can be megabytes). */
 const REASON_MAX = 300;
@@ -52,22 +51,22 @@ function printable(reason: string): string {
 }
 
 /**
- * Read `file`, check its header, validate each data line with `toCsv` and yield COPY input.
- * Throws AppError(INVALID_IMPORT) naming the file and line of the first problem.
+ * Read `file`, check its header, validate each data line with `parse` and yield the rows in
+ * batches. Throws AppError(INVALID_IMPORT) naming the file and line of the first problem.
  */
-async function* csvLines(
+async function* rowBatches<R extends { time: number }>(
   file: string,
   header: readonly string[],
-  toCsv: (cells: string[]) => { time: number; line: string },
+  parse: (cells: string[]) => R,
   track: Tracker,
-): AsyncGenerator<string> {
+): AsyncGenerator<R[]> {
   track.rows = 0;
   track.from = null;
   track.to = null;
   const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let lineNo = 0;
   let sawHeader = false;
-  let chunk: string[] = [];
+  let batch: R[] = [];
   try {
     for await (const raw of rl) {
       lineNo++;
@@ -82,18 +81,18 @@ async function* csvLines(
           sawHeader = true;
           continue;
         }
-        const { time, line } = toCsv(cells);
+        const row = parse(cells);
         track.rows++;
-        if (track.from === null || time < track.from) track.from = time;
-        if (track.to === null || time > track.to) track.to = time;
-        chunk.push(line);
+        if (track.from === null || row.time < track.from) track.from = row.time;
+        if (track.to === null || row.time > track.to) track.to = row.time;
+        batch.push(row);
       } catch (err) {
         if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${printable(err.message)}`);
         throw err;
       }
-      if (chunk.length >= CHUNK_LINES) {
-        yield chunk.join('');
-        chunk = [];
+      if (batch.length >= BATCH_ROWS) {
+        yield batch;
+        batch = [];
       }
     }
   } finally {
@@ -101,70 +100,46 @@ async function* csvLines(
   }
   if (!sawHeader) throw new AppError('INVALID_IMPORT', `${file}:1: empty file (expected header "${header.join(',')}")`);
   if (track.rows === 0) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: no data rows after the header`);
-  if (chunk.length) yield chunk.join('');
+  if (batch.length) yield batch;
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
+/** A path that is no readable file is named plainly, not as Node's ENOENT/EISDIR text. */
+async function requireFile(file: string): Promise<void> {
+  let st;
+  try {
+    st = await stat(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new AppError('INVALID_IMPORT', code === 'ENOENT' ? `file not found: ${file}` : `cannot read ${file} (${code ?? 'error'})`);
+  }
+  if (st.isDirectory()) throw new AppError('INVALID_IMPORT', `is a directory: ${file}`);
 }
 
 export class ImportService {
   constructor(
-    private readonly db: Database,
-    private readonly exchanges: Exchanges,
+    private readonly store: Store,
+    private readonly venues: Venues,
   ) {}
 
   async importCandles(market: MarketRef, timeframe: CandleTimeframe, file: string): Promise<ImportResult> {
-    const exchange = this.exchanges.require(market.exchange);
+    const exchange = this.venues.parseExchange(market.exchange);
+    await requireFile(file);
     const track: Tracker = { rows: 0, from: null, to: null };
-    const seriesId = await this.db.transaction(async (tx) => {
-      const id = await ensureSeries(tx, exchange, market.symbol);
-      const prefix = `${id},${timeframe},`;
-      await bulkUpsert(
-        tx,
-        {
-          table: 'candles',
-          columns: ['series_id', 'timeframe', 'time', 'open', 'high', 'low', 'close', 'volume', 'derived'],
-          key: ['series_id', 'timeframe', 'time'],
-        },
-        () =>
-          csvLines(
-            file,
-            CANDLE_HEADER,
-            (cells) => {
-              const r = parseCandleRow(cells, timeframe);
-              return {
-                time: r.time,
-                line: `${prefix}${iso(r.time)},${r.open},${r.high},${r.low},${r.close},${r.volume},f\n`,
-              };
-            },
-            track,
-          ),
-      );
+    const seriesId = await this.store.transaction(async (tx) => {
+      const id = await tx.series.ensure({ exchange, symbol: market.symbol });
+      await tx.candles.upsert(id, timeframe, () => rowBatches(file, CANDLE_HEADER, (cells) => parseCandleRow(cells, timeframe), track));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };
   }
 
   async importFunding(market: MarketRef, file: string): Promise<ImportResult> {
-    const exchange = this.exchanges.requirePerp(market.exchange);
+    const exchange = this.venues.requirePerp(this.venues.parseExchange(market.exchange));
+    await requireFile(file);
     const track: Tracker = { rows: 0, from: null, to: null };
-    const seriesId = await this.db.transaction(async (tx) => {
-      const id = await ensureSeries(tx, exchange, market.symbol);
-      await bulkUpsert(
-        tx,
-        { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] },
-        () =>
-          csvLines(
-            file,
-            FUNDING_HEADER,
-            (cells) => {
-              const r = parseFundingRow(cells);
-              return { time: r.time, line: `${id},${iso(r.time)},${r.rate}\n` };
-            },
-            track,
-          ),
-      );
+    const seriesId = await this.store.transaction(async (tx) => {
+      const id = await tx.series.ensure({ exchange, symbol: market.symbol });
+      await tx.funding.upsert(id, () => rowBatches(file, FUNDING_HEADER, parseFundingRow, track));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };

@@ -10,30 +10,21 @@
  *   gauges empty and counts a scrape error instead of hanging /metrics).
  */
 import client from 'prom-client';
-import type { Database } from '../db/database';
 import type { AppError } from '../domain/errors';
 
 export type Dependency = 'database' | 'redis' | 'internal';
 
+/** What /metrics reads from storage at scrape time, each query given up after `timeoutMs`. */
+export interface FreshnessReader {
+  (timeoutMs: number): Promise<{
+    /** Per timeframe: the newest feature row of any series, and the least recent of the series' newest (Unix s). */
+    features: Array<{ timeframe: string; latest: number | null; stalest: number | null }>;
+    /** The newest and oldest quality computation (Unix s). */
+    quality: { newest: number | null; oldest: number | null };
+  }>;
+}
+
 const SCRAPE_QUERY_TIMEOUT_MS = 1_000;
-
-const FRESHNESS_SQL = `
-  SELECT t.timeframe,
-         extract(epoch FROM max(l.time))::float8 AS latest,
-         extract(epoch FROM min(l.time))::float8 AS stalest
-  FROM (VALUES ('1m'), ('5m'), ('15m'), ('1h'), ('4h'), ('1d'), ('funding')) AS t(timeframe)
-  CROSS JOIN series s
-  CROSS JOIN LATERAL (
-    SELECT f.time FROM features f
-    WHERE f.series_id = s.id AND f.timeframe = t.timeframe
-    ORDER BY f.time DESC LIMIT 1
-  ) l
-  GROUP BY t.timeframe`;
-
-const QUALITY_SQL = `
-  SELECT extract(epoch FROM max(computed_at))::float8 AS newest,
-         extract(epoch FROM min(computed_at))::float8 AS oldest
-  FROM quality`;
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -102,25 +93,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(private readonly db?: Database) {
+  constructor(private readonly readFreshness?: FreshnessReader) {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'mds_' });
   }
 
-  /** Read the freshness gauges from the database, within SCRAPE_QUERY_TIMEOUT_MS. */
+  /** Read the freshness gauges from storage, within SCRAPE_QUERY_TIMEOUT_MS. */
   private async refreshFreshness(): Promise<void> {
     this.featuresLatest.reset();
     this.featuresStalest.reset();
     this.qualityComputed.reset();
-    if (!this.db) return;
-    const db = this.db;
+    if (!this.readFreshness) return;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const [features, quality] = await Promise.race([
-        Promise.all([
-          // Bounded on the server too, so a silent database does not keep pool connections.
-          db.query<{ timeframe: string; latest: number | null; stalest: number | null }>(FRESHNESS_SQL, [], { timeoutMs: SCRAPE_QUERY_TIMEOUT_MS }),
-          db.query<{ newest: number | null; oldest: number | null }>(QUALITY_SQL, [], { timeoutMs: SCRAPE_QUERY_TIMEOUT_MS }),
-        ]),
+      const { features, quality } = await Promise.race([
+        // Bounded on the server too, so a silent database does not keep pool connections.
+        this.readFreshness(SCRAPE_QUERY_TIMEOUT_MS),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), SCRAPE_QUERY_TIMEOUT_MS);
         }),
@@ -130,7 +117,7 @@ export class Metrics {
         if (r.stalest !== null) this.featuresStalest.set({ timeframe: r.timeframe }, r.stalest);
       }
       for (const which of ['newest', 'oldest'] as const) {
-        const v = quality[0]?.[which];
+        const v = quality[which];
         if (v !== null && v !== undefined) this.qualityComputed.set({ which }, v);
       }
     } catch {

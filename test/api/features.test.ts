@@ -5,7 +5,7 @@
  */
 import { technicalFeatures } from '../../src/domain/technical-features';
 import { formatFloat } from '../../src/domain/decimal';
-import { MarketRepository } from '../../src/db/market.repository';
+import { FeaturesRepository } from '../../src/db/features.repository';
 import { HOUR, HOURS, T0, iso, loadFixtures, perpClose, rateAt } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 
@@ -56,12 +56,12 @@ describe('features', () => {
   });
 
   it('when rows are read past a limit, then the extra row is the next page start and pages join up', async () => {
-    const repo = new MarketRepository(srv.services.db);
-    const [{ id }] = await srv.services.db.query<{ id: number }>("SELECT id FROM series WHERE exchange = 'perp' AND symbol = 'BTC-USDT'");
-    const a = await repo.featuresJson(id, '1h', ['rsi_14'], new Date(T0), new Date(T0 + 1000 * HOUR), 101);
+    const repo = new FeaturesRepository(srv.services.store.db);
+    const [{ id }] = await srv.services.store.db.query<{ id: number }>("SELECT id FROM series WHERE exchange = 'perp' AND symbol = 'BTC-USDT'");
+    const a = await repo.pageAsJson(id, '1h', ['rsi_14'], new Date(T0), new Date(T0 + 1000 * HOUR), 101);
     expect(a).toHaveLength(101);
     expect(a[100].time).toBe(ts(T0 + 100 * HOUR));
-    const b = await repo.featuresJson(id, '1h', ['rsi_14'], new Date(Date.parse(a[100].time)), new Date(T0 + 1000 * HOUR), 1001);
+    const b = await repo.pageAsJson(id, '1h', ['rsi_14'], new Date(Date.parse(a[100].time)), new Date(T0 + 1000 * HOUR), 1001);
     expect(b).toHaveLength(HOURS - 100);
     const rest = await get(`/v1/features?symbol=BTC-USDT&exchange=perp&timeframe=1h&features=rsi_14&start=${iso(T0)}`);
     expect([...a.slice(0, 100), ...b].map((r) => JSON.parse(r.json))).toEqual(rest.body.data);

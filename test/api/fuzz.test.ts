@@ -40,7 +40,7 @@ import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { ERROR_CODES, type ErrorCode } from '../../src/domain/errors';
 import { FEATURE_CATALOGUE } from '../../src/domain/feature-catalogue';
-import { hashKey } from '../../src/services/keys.service';
+import { hashKey } from '../../src/domain/api-keys';
 import { HTTP_STATUS } from '../../src/transport/http-status';
 import { HOUR, T0, iso, loadFixtures } from '../helpers/fixtures';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
@@ -1145,6 +1145,19 @@ describe('bad input the fuzzing found', () => {
     const g = await sendTo(s);
     checkRest(s, g);
     expect(JSON.parse(g.text)).toMatchObject({ error: 'INVALID_PARAMETER', message: expect.stringMatching(/^body: /) });
+  });
+
+  it.each(['\u0000', 'desk\u0007', 'tab\there'])('when a new key\'s label holds a control character (%j), then 400 INVALID_PARAMETER naming label, not 500 (PostgreSQL text cannot hold NUL)', async (label) => {
+    const s: Sent = {
+      method: 'POST',
+      path: '/v1/auth/keys',
+      headers: { 'X-Admin-Token': ADMIN_TOKEN, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ user_id: '00000000-0000-1000-8000-000000000000', tier: 'free', label }),
+    };
+    const g = await sendTo(s);
+    checkRest(s, g);
+    expect(g.status).toBe(400);
+    expect(JSON.parse(g.text)).toMatchObject({ error: 'INVALID_PARAMETER', message: 'label must not contain control characters' });
   });
 
   it.each(['0070-01-01', '0099-12-31T23:59:59Z'])('when start is in the first century (%s), then INVALID_TIMESTAMP, not a date of the 1900s', async (start) => {

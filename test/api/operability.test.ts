@@ -83,7 +83,10 @@ describe('the OpenAPI document and the docs page', () => {
     expect(op.responses['200'].headers).toEqual(
       expect.objectContaining({ 'X-RateLimit-Remaining-Minute': expect.anything(), RateLimit: expect.anything(), 'X-Request-Id': expect.anything() }),
     );
-    expect(op.responses['200'].content['text/csv']).toBeDefined();
+    // JSON only, so a generated client types the body; format describes the CSV representation.
+    expect(Object.keys(op.responses['200'].content)).toEqual(['application/json']);
+    expect(op.responses['200'].headers['X-Next-Start']).toBeDefined();
+    expect(op.parameters.find((p: Json) => p.name === 'format')).toMatchObject({ schema: { enum: ['json', 'csv'] }, description: expect.stringContaining('text/csv') });
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(['error', 'message', 'request_id']));
     expect(op.parameters.find((p: Json) => p.name === 'limit').schema).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 10000 }));
   });
@@ -107,7 +110,7 @@ describe('the OpenAPI document and the docs page', () => {
     if (path === '/v1/quality' && res.status === 404) return expect(res.body.error).toBe('QUALITY_NOT_FOUND');
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: expect.any(Object) });
     // The documented 200 schema (the zod object the document is rendered from) accepts the body.
-    const op = operations(srv.services).find((o) => o.path === path && o.method === 'get')!;
+    const op = operations(srv.services.reads).find((o) => o.path === path && o.method === 'get')!;
     const parsed = op.ok.schema!.safeParse(res.body);
     expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
   });
@@ -201,7 +204,7 @@ describe('GET /metrics', () => {
     const pro = await srv.key('pro');
     const free = await srv.key('free');
     const start = new Date(srv.services.clock() - 3 * 3_600_000).toISOString();
-    const perp = srv.services.exchanges.perp;
+    const perp = srv.services.venues.perp;
     expect((await srv.getJson(`/v1/ohlcv?symbol=BTC-USDT&exchange=${perp}&timeframe=1h&start=${start}`, pro)).status).toBe(200);
     expect((await srv.getJson('/v1/ohlcv?symbol=BTC-USDT', pro)).status).toBe(400);
     for (let i = 0; i < 11; i++) await srv.getJson('/v1/features/available', free);
@@ -247,7 +250,7 @@ describe('GET /metrics', () => {
   it('when the documented bodies are checked against fuller answers (markets with coverage, a candle page with rows), then they match', async () => {
     const key = await srv.key('pro');
     const start = new Date(srv.services.clock() - 6 * 3_600_000).toISOString();
-    const perp = srv.services.exchanges.perp;
+    const perp = srv.services.venues.perp;
     for (const [path, q] of [
       ['/v1/markets', ''],
       ['/v1/ohlcv', `symbol=BTC-USDT&exchange=${perp}&timeframe=1h&start=${start}`],
@@ -260,7 +263,7 @@ describe('GET /metrics', () => {
       const res = await srv.getJson(`${path}?${q}`, key);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       expect(res.body.count ?? 1).toBeGreaterThan(0);
-      const op = operations(srv.services).find((o) => o.path === path && o.method === 'get')!;
+      const op = operations(srv.services.reads).find((o) => o.path === path && o.method === 'get')!;
       const parsed = op.ok.schema!.safeParse(res.body);
       expect({ path, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ path, issues: [] });
     }
@@ -285,7 +288,7 @@ describe('GET /metrics with METRICS_TOKEN, and dependency errors', () => {
 
   it('when the database is gone, then requests fail 503 and the failure is counted as a database error', async () => {
     const key = await srv.key('pro');
-    await srv.services.db.close();
+    await srv.services.store.db.close();
     clock.advance(1_000); // past the key cache: the key lookup reaches the closed database
     const res = await srv.getJson('/v1/features/available', key);
     expect(res.status).toBe(503);

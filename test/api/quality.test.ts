@@ -33,7 +33,7 @@ describe('quality', () => {
     const s = srv.services;
     const load = async (exchange: string, symbol: string, rows: string[]) => {
       const r = await s.importer.importCandles({ exchange, symbol }, '1h', csvFile(rows));
-      await s.compute.afterCandleImport(r.seriesId, '1h', r.from!, r.to!, NOW);
+      await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, NOW);
     };
     await load('spot', 'GAP-USDT', hourly(167, calm, [10, 11, 12]));
     await load('spot', 'SPK-USDT', hourly(167, (i) => (i === 80 ? calm(i) * 1.5 : calm(i))));

@@ -18,7 +18,7 @@ describe('server on the embedded default', () => {
   afterAll(() => srv?.stop());
 
   it('when the database is empty at start, then the demo data is seeded', async () => {
-    expect(await srv.services.seeder.isEmpty()).toBe(false);
+    expect(await srv.services.store.series.isEmpty()).toBe(false);
   });
 
   it('when /health is asked, then 200 with the database check and a version, and an X-Request-Id', async () => {
@@ -47,7 +47,7 @@ describe('server when the database is gone', () => {
   it('when the database stops answering, then /health is 503 with the failing check', async () => {
     const srv = await startServer(testConfig(), createLogger('silent'), { dataDir: 'memory' });
     try {
-      await srv.services.db.close();
+      await srv.services.store.db.close();
       const res = await fetch(`${srv.url}/health`);
       expect(res.status).toBe(503);
       const body = (await res.json()) as { status: string; checks: { database: { status: string } } };

@@ -41,13 +41,13 @@ export async function loadFixtures(s: Services, nowMs: number): Promise<void> {
       ['perp', (h: number) => perpClose(h) + shift],
     ] as const) {
       const r = await s.importer.importCandles({ exchange, symbol }, '1h', csvFile(hourly(close)));
-      await s.compute.afterCandleImport(r.seriesId, '1h', r.from!, r.to!, nowMs);
+      await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, nowMs);
     }
   }
   const funding = ['time,rate'];
   for (let h = 0; h < HOURS; h++) funding.push(`${iso(T0 + h * HOUR)},${rateAt(h).toFixed(8)}`);
   const f = await s.importer.importFunding({ exchange: 'perp', symbol: 'BTC-USDT' }, csvFile(funding));
-  await s.compute.afterFundingImport(f.seriesId);
+  await s.recompute.afterFundingChanged(f.seriesId);
 
   for (const symbol of ['ETH-USDT', 'SOL-USDT']) {
     const rows = ['time,open,high,low,close,volume'];
@@ -57,6 +57,6 @@ export async function loadFixtures(s: Services, nowMs: number): Promise<void> {
       rows.push(`${iso(T0 + m * MINUTE)},${c},${c},${c},${c},1`);
     }
     const r = await s.importer.importCandles({ exchange: 'spot', symbol }, '1m', csvFile(rows));
-    await s.compute.afterCandleImport(r.seriesId, '1m', r.from!, r.to!, nowMs);
+    await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, nowMs);
   }
 }

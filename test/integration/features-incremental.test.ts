@@ -3,7 +3,7 @@
  * what a full recompute over the whole history serves.
  */
 import { csvFile } from '../helpers/csv';
-import { FeatureEngine } from '../../src/services/feature-engine.service';
+import { FeaturePrecomputeService } from '../../src/services/feature-precompute.service';
 import { storageCases, useServices } from '../helpers/databases';
 
 const T0 = Date.UTC(2023, 0, 1);
@@ -24,27 +24,27 @@ describe.each(storageCases())('incremental features on $name', (kase) => {
   const services = useServices(kase);
 
   const read = () =>
-    services().db.query<Record<string, string | null>>(
+    services().store.db.query<Record<string, string | null>>(
       `SELECT round(rsi_21::numeric, 6)::text AS rsi, round(macd_signal::numeric, 6)::text AS sig, round(atr_14::numeric, 6)::text AS atr,
               round(bb_pct::numeric, 6)::text AS pct FROM features WHERE timeframe = '1h' ORDER BY time`,
     );
 
   it('when 60 candles are appended to 2,000, then the recomputed tail equals a full recompute', async () => {
     const first = await services().importer.importCandles({ exchange: 'spot', symbol: 'INC-USDT' }, '1h', csvFile(candles(0, 2000)));
-    await services().compute.afterCandleImport(first.seriesId, '1h', first.from!, first.to!, NOW);
+    await services().recompute.afterCandlesChanged(first.seriesId, '1h', first.from!, first.to!, NOW);
     const next = await services().importer.importCandles({ exchange: 'spot', symbol: 'INC-USDT' }, '1h', csvFile(candles(2000, 2060)));
-    await services().compute.afterCandleImport(next.seriesId, '1h', next.from!, next.to!, NOW);
+    await services().recompute.afterCandlesChanged(next.seriesId, '1h', next.from!, next.to!, NOW);
     const incremental = await read();
     expect(incremental).toHaveLength(2060);
-    await services().compute.computeAll(NOW);
+    await services().recompute.recomputeAll(NOW);
     expect(await read()).toEqual(incremental);
   }, 60_000);
 
   it('when a long history is computed in chunks, then it equals the computation in one piece', async () => {
-    const [{ id }] = await services().db.query<{ id: number }>("SELECT id FROM series WHERE symbol = 'INC-USDT'");
+    const [{ id }] = await services().store.db.query<{ id: number }>("SELECT id FROM series WHERE symbol = 'INC-USDT'");
     const whole = await read();
-    await services().db.query('DELETE FROM features WHERE series_id = $1', [id]);
-    await new FeatureEngine(services().db, services().exchanges, 300).technical(id, '1h', null);
+    await services().store.db.query('DELETE FROM features WHERE series_id = $1', [id]);
+    await new FeaturePrecomputeService(services().store, services().venues, 300).technical(id, '1h', null);
     expect(await read()).toEqual(whole);
   }, 60_000);
 });

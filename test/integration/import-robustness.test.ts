@@ -54,13 +54,13 @@ function garbage(size: number, seed = 7): Buffer {
 async function snapshot(s: Services, opts: { qualityTimes?: boolean } = {}): Promise<Record<string, string[]>> {
   const rows = async (table: string, drop: string[] = []) =>
     (
-      await s.db.query<{ r: string }>(
+      await s.store.db.query<{ r: string }>(
         `SELECT s.exchange || ':' || s.symbol || ' ' || (to_jsonb(t) - 'series_id'${drop.map((c) => ` - '${c}'`).join('')})::text AS r
          FROM ${table} t JOIN series s ON s.id = t.series_id ORDER BY 1`,
       )
     ).map((x) => x.r);
   return {
-    series: (await s.db.query<{ r: string }>(`SELECT exchange || ':' || symbol AS r FROM series ORDER BY 1`)).map((x) => x.r),
+    series: (await s.store.db.query<{ r: string }>(`SELECT exchange || ':' || symbol AS r FROM series ORDER BY 1`)).map((x) => x.r),
     candles: await rows('candles'),
     funding_rates: await rows('funding_rates'),
     features: await rows('features'),
@@ -201,9 +201,9 @@ describe.each(storageCases())('corrupt imports on $name', (kase) => {
   beforeAll(async () => {
     const s = services();
     const c = await s.importer.importCandles(BTC, '1m', csvFile([CANDLES, ...minuteRows(180)]));
-    await s.compute.afterCandleImport(c.seriesId, '1m', c.from!, c.to!, NOW);
+    await s.recompute.afterCandlesChanged(c.seriesId, '1m', c.from!, c.to!, NOW);
     const f = await s.importer.importFunding(BTC, csvFile([FUNDING, ...fundingRows(48)]));
-    await s.compute.afterFundingImport(f.seriesId);
+    await s.recompute.afterFundingChanged(f.seriesId);
     before = await snapshot(s);
     expect(counts(before)).toMatchObject({ series: 1, candles: 180 + 36 + 12 + 3 + 1 + 1, funding_rates: 48 });
     expect(before.features.length).toBeGreaterThan(0);
@@ -231,16 +231,16 @@ describe.each(storageCases())('corrupt imports on $name', (kase) => {
 /** One import run as the CLI does it: candles then what follows them, funding then its features. */
 async function importSeries(s: Services, candles: string, funding: string): Promise<void> {
   const c = await s.importer.importCandles(BTC, '1m', candles);
-  await s.compute.afterCandleImport(c.seriesId, '1m', c.from!, c.to!, NOW);
+  await s.recompute.afterCandlesChanged(c.seriesId, '1m', c.from!, c.to!, NOW);
   const f = await s.importer.importFunding(BTC, funding);
-  await s.compute.afterFundingImport(f.seriesId);
+  await s.recompute.afterFundingChanged(f.seriesId);
 }
 
 /** The other venue's hourly candles, so premium and consistency have something to compare. */
 async function spotHours(s: Services): Promise<void> {
   const rows = Array.from({ length: 72 }, (_, h) => `${iso(T0 + h * HOUR)},100,${113 + (h % 3)},99,${100 + (h % 7)},3`);
   const r = await s.importer.importCandles({ exchange: 'spot', symbol: 'BTC-USDT' }, '1h', csvFile([CANDLES, ...rows]));
-  await s.compute.afterCandleImport(r.seriesId, '1h', r.from!, r.to!, NOW);
+  await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, NOW);
 }
 
 describe.each(storageCases())('the same series imported twice at once on $name', (kase) => {
@@ -263,20 +263,20 @@ describe.each(storageCases())('the same series imported twice at once on $name',
     const spot = csvFile([CANDLES, ...minuteRows(360, T0 + 3 * 86_400_000, 7)]);
     const perp = csvFile([CANDLES, ...minuteRows(360, T0 + 3 * 86_400_000, 9)]);
     const more = csvFile([FUNDING, ...fundingRows(24, T0 + 72 * HOUR, 1)]);
-    const locked = (s: Services, fn: () => Promise<void>) => s.compute.forSymbol('BTC-USDT', fn);
+    const locked = (s: Services, fn: () => Promise<void>) => s.recompute.forSymbol('BTC-USDT', fn);
     const run = (s: Services) =>
       Promise.all([
         locked(s, async () => {
           const r = await s.importer.importCandles({ exchange: 'spot', symbol: 'BTC-USDT' }, '1m', spot);
-          await s.compute.afterCandleImport(r.seriesId, '1m', r.from!, r.to!, NOW);
+          await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, NOW);
         }),
         locked(s, async () => {
           const r = await s.importer.importCandles(BTC, '1m', perp);
-          await s.compute.afterCandleImport(r.seriesId, '1m', r.from!, r.to!, NOW);
+          await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, NOW);
         }),
         locked(s, async () => {
           const r = await s.importer.importFunding(BTC, more);
-          await s.compute.afterFundingImport(r.seriesId);
+          await s.recompute.afterFundingChanged(r.seriesId);
         }),
       ]);
     await run(once());

@@ -123,7 +123,7 @@ describeWith('DATABASE_URL', 'PostgreSQL down under a running server', (serverUr
     const rows = ['time,open,high,low,close,volume'];
     for (let h = 0; h < 48; h++) rows.push(`${iso(T0 + h * HOUR)},100,105,99,${100 + (h % 5)},1`);
     const r = await srv.services.importer.importCandles({ exchange: 'perp', symbol: 'BTC-USDT' }, '1h', csvFile(rows));
-    await srv.services.compute.afterCandleImport(r.seriesId, '1h', r.from!, r.to!, clock.now());
+    await srv.services.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, clock.now());
     key = await srv.key('pro');
   }, 60_000);
 

@@ -2,7 +2,7 @@
  * The scheduled quality job runs on one instance at a time when several share a database.
  */
 import { openServices, type Services } from '../../src/composition';
-import { QUALITY_LOCK_KEY } from '../../src/services/quality.service';
+import { LOCK_KEYS } from '../../src/db/locks.repository';
 import { testConfig } from '../helpers/config';
 import { freshPostgres, serviceUrl } from '../helpers/services';
 import pg from 'pg';
@@ -24,9 +24,9 @@ const url = serviceUrl('DATABASE_URL');
     const other = new pg.Client({ connectionString: db.url });
     await other.connect();
     try {
-      await other.query('SELECT pg_advisory_lock($1)', [QUALITY_LOCK_KEY]);
+      await other.query('SELECT pg_advisory_lock($1)', [LOCK_KEYS.qualityJob]);
       expect(await s.quality.runExclusive(Date.now())).toBeNull();
-      await other.query('SELECT pg_advisory_unlock($1)', [QUALITY_LOCK_KEY]);
+      await other.query('SELECT pg_advisory_unlock($1)', [LOCK_KEYS.qualityJob]);
       expect(await s.quality.runExclusive(Date.now())).toBe(0);
     } finally {
       await other.end();

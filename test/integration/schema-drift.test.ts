@@ -9,7 +9,7 @@ describe.each(storageCases())('Prisma models against the migrated schema on $nam
   const services = useServices(kase);
 
   it('when each model is read with all its fields, then the database has every column', async () => {
-    const p = services().db.prisma;
+    const p = services().store.db.prisma;
     const series = await p.series.create({ data: { exchange: 'perp', symbol: 'DRIFT-USDT' } });
     const t = new Date('2024-01-01T00:00:00Z');
     await p.candle.create({ data: { seriesId: series.id, timeframe: '1m', time: t, open: '1', high: '1', low: '1', close: '1', volume: '1' } });

@@ -26,7 +26,7 @@ describeWith('DATABASE_URL', 'demo seeding by two instances at once', (url) => {
     const [ra, rb] = await Promise.all([a.seeder.seedIfEmpty(now), b.seeder.seedIfEmpty(now)]);
     expect([ra, rb].filter((r) => r !== null)).toHaveLength(1);
     const seeded = (ra ?? rb)!;
-    const [{ n }] = await a.db.query<{ n: number }>("SELECT count(*)::int AS n FROM candles WHERE timeframe = '1m'");
+    const [{ n }] = await a.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM candles WHERE timeframe = '1m'");
     expect(n).toBe(seeded.candles1m);
     expect(await a.seeder.seedIfEmpty(now)).toBeNull();
   }, 180_000);

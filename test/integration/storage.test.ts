@@ -13,7 +13,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const NOW = Date.UTC(2024, 0, 2);
 
 async function candles(s: Services, tf: string) {
-  return s.db.query<{ time: Date; open: string; high: string; low: string; close: string; volume: string; derived: boolean }>(
+  return s.store.db.query<{ time: Date; open: string; high: string; low: string; close: string; volume: string; derived: boolean }>(
     `SELECT time, open::text, high::text, low::text, close::text, volume::text, derived FROM candles c
      JOIN series s ON s.id = c.series_id WHERE s.symbol = 'BTC-USDT' AND c.timeframe = $1 ORDER BY time`,
     [tf],
@@ -36,8 +36,8 @@ describe.each(storageCases())('storage on $name', (kase) => {
   });
 
   it('when migrations run twice, then the second run applies nothing and history is recorded', async () => {
-    expect(await migrate(s.db)).toEqual([]);
-    const rows = await s.db.query<{ migration_name: string; checksum: string }>(
+    expect(await migrate(s.store.db)).toEqual([]);
+    const rows = await s.store.db.query<{ migration_name: string; checksum: string }>(
       'SELECT migration_name, checksum FROM _prisma_migrations ORDER BY migration_name',
     );
     const files = await readMigrations(MIGRATIONS_DIR);
@@ -45,7 +45,7 @@ describe.each(storageCases())('storage on $name', (kase) => {
   });
 
   it('when migrations run from several callers at once, then each applies at most once', async () => {
-    const results = await Promise.all([migrate(s.db), migrate(s.db), migrate(s.db)]);
+    const results = await Promise.all([migrate(s.store.db), migrate(s.store.db), migrate(s.store.db)]);
     expect(results.flat()).toEqual([]);
   });
 
@@ -53,7 +53,7 @@ describe.each(storageCases())('storage on $name', (kase) => {
     const file = csvFile([H, ...minuteRows()]);
     const r = await s.importer.importCandles({ exchange: 'perp', symbol: 'BTC-USDT' }, '1m', file);
     expect(r).toMatchObject({ rows: 60, from: T0, to: T0 + 59 * 60_000 });
-    await s.compute.afterCandleImport(r.seriesId, '1m', r.from!, r.to!, NOW);
+    await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, NOW);
     const m = await candles(s, '1m');
     expect(m).toHaveLength(60);
     expect(m[3]).toMatchObject({ open: '103', high: '104', low: '102', close: '103.5', volume: '1.5', derived: false });
@@ -90,18 +90,18 @@ describe.each(storageCases())('storage on $name', (kase) => {
     await expect(s.importer.importCandles({ exchange: 'spot', symbol: 'ETH-USDT' }, '1m', file)).rejects.toThrow(
       `${file}:4002: high is below open or close`,
     );
-    const n = await s.db.query<{ n: number }>(
+    const n = await s.store.db.query<{ n: number }>(
       "SELECT count(*)::int8 AS n FROM candles WHERE time >= '2024-01-05'",
     );
     expect(n[0].n).toBe(0);
-    expect(await s.db.query("SELECT 1 FROM series WHERE symbol = 'ETH-USDT'")).toHaveLength(0);
+    expect(await s.store.db.query("SELECT 1 FROM series WHERE symbol = 'ETH-USDT'")).toHaveLength(0);
   });
 
   it('when a 1h candle is imported directly, then it wins over the derived one and is not overwritten by rollups', async () => {
     const file = csvFile([H, `${iso(T0)},100,170,90,150,10`]);
     const r = await s.importer.importCandles({ exchange: 'perp', symbol: 'BTC-USDT' }, '1h', file);
-    await s.compute.afterCandleImport(r.seriesId, '1h', r.from!, r.to!, NOW);
-    await s.compute.computeAll(NOW);
+    await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, NOW);
+    await s.recompute.recomputeAll(NOW);
     expect(await candles(s, '1h')).toEqual([expect.objectContaining({ high: '170', derived: false })]);
     expect((await candles(s, '1d'))[0]).toMatchObject({ high: '170', low: '90', close: '150' });
   });
@@ -110,8 +110,8 @@ describe.each(storageCases())('storage on $name', (kase) => {
     const day = Date.UTC(2024, 2, 1);
     const rows = Array.from({ length: 10 }, (_, i) => `${iso(day + i * 60_000)},1,1,1,1,1`);
     const r = await s.importer.importCandles({ exchange: 'spot', symbol: 'XRP-USDT' }, '1m', csvFile([H, ...rows]));
-    await s.compute.afterCandleImport(r.seriesId, '1m', r.from!, r.to!, day + 7 * 60_000);
-    const tfs = await s.db.query<{ timeframe: string; n: number }>(
+    await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, day + 7 * 60_000);
+    const tfs = await s.store.db.query<{ timeframe: string; n: number }>(
       `SELECT timeframe, count(*)::int8 AS n FROM candles WHERE series_id = $1 GROUP BY timeframe ORDER BY timeframe`,
       [r.seriesId],
     );
@@ -126,7 +126,7 @@ describe.each(storageCases())('storage on $name', (kase) => {
     const ok = csvFile(['time,rate', `${iso(T0)},0.0001`, `${T0 + 3_600_000},-1.25e-05`]);
     const r = await s.importer.importFunding({ exchange: 'perp', symbol: 'BTC-USDT' }, ok);
     expect(r.rows).toBe(2);
-    const rates = await s.db.query<{ rate: string }>('SELECT rate::text FROM funding_rates WHERE series_id = $1 ORDER BY time', [
+    const rates = await s.store.db.query<{ rate: string }>('SELECT rate::text FROM funding_rates WHERE series_id = $1 ORDER BY time', [
       r.seriesId,
     ]);
     expect(rates.map((x) => x.rate)).toEqual(['0.0001', '-0.0000125']);
@@ -145,7 +145,7 @@ describe.each(storageCases())('storage on $name', (kase) => {
     await expect(s.importer.importCandles({ exchange: 'perp', symbol: 'NEW-USDT' }, '1m', csvFile([H]))).rejects.toThrow(
       /no data rows/,
     );
-    expect(await s.db.query("SELECT 1 FROM series WHERE symbol = 'NEW-USDT'")).toHaveLength(0);
+    expect(await s.store.db.query("SELECT 1 FROM series WHERE symbol = 'NEW-USDT'")).toHaveLength(0);
   });
 });
 
@@ -162,7 +162,7 @@ describe.each(storageCases())('demo seed on $name', (kase) => {
   });
 
   it('has every demo symbol on both venues, every timeframe, and funding only on the perp venue', async () => {
-    const rows = await s.db.query<{ exchange: string; symbol: string; timeframe: string; n: number; first: Date; last: Date }>(
+    const rows = await s.store.db.query<{ exchange: string; symbol: string; timeframe: string; n: number; first: Date; last: Date }>(
       `SELECT s.exchange, s.symbol, c.timeframe, count(*)::int8 AS n, min(time) AS first, max(time) AS last
        FROM candles c JOIN series s ON s.id = c.series_id GROUP BY 1, 2, 3`,
     );
@@ -177,14 +177,14 @@ describe.each(storageCases())('demo seed on $name', (kase) => {
     }
     for (const r of rows.filter((x) => x.timeframe === '1d')) expect(r.last.getTime()).toBe(Date.UTC(2026, 5, 14));
     expect(new Set(rows.map((r) => r.timeframe))).toEqual(new Set(['1m', '5m', '15m', '1h', '4h', '1d']));
-    const funding = await s.db.query<{ exchange: string; n: number }>(
+    const funding = await s.store.db.query<{ exchange: string; n: number }>(
       'SELECT s.exchange, count(*)::int8 AS n FROM funding_rates f JOIN series s ON s.id = f.series_id GROUP BY 1',
     );
     expect(funding).toEqual([{ exchange: 'perp', n: DEMO_SYMBOLS.length * 60 * 24 }]);
   });
 
   it('leaves gaps in exactly one series', async () => {
-    const rows = await s.db.query<{ exchange: string; symbol: string; n: number }>(
+    const rows = await s.store.db.query<{ exchange: string; symbol: string; n: number }>(
       `SELECT s.exchange, s.symbol, count(*)::int8 AS n FROM candles c JOIN series s ON s.id = c.series_id
        WHERE c.timeframe = '1m' GROUP BY 1, 2`,
     );
@@ -193,7 +193,7 @@ describe.each(storageCases())('demo seed on $name', (kase) => {
   });
 
   it('keeps the basis at a few basis points', async () => {
-    const [b] = await s.db.query<{ basis: number }>(
+    const [b] = await s.store.db.query<{ basis: number }>(
       `SELECT avg(p.close / sp.close - 1)::float8 AS basis FROM candles p
        JOIN series ps ON ps.id = p.series_id AND ps.exchange = 'perp'
        JOIN series ss ON ss.symbol = ps.symbol AND ss.exchange = 'spot'
@@ -205,7 +205,7 @@ describe.each(storageCases())('demo seed on $name', (kase) => {
   });
 
   it('is idempotent: seeding again at the same instant changes nothing', async () => {
-    const count = async () => (await s.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM candles'))[0].n;
+    const count = async () => (await s.store.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM candles'))[0].n;
     const before = await count();
     await s.seeder.seed(now);
     expect(await count()).toBe(before);

@@ -14,7 +14,7 @@ it('when the client disconnects before a 2,000-row page is written, then sendCsv
     // The client leaves while the page is being read: 'close' has fired before the first write.
     res.once('close', () => {
       const rows = Array.from({ length: 2_000 }, (_, i) => [String(i), '1.000000']);
-      finished = sendCsv(res, ['time', 'close'], rows, null);
+      finished = sendCsv(res, ['time', 'close'], rows, (r) => r, null);
     });
     req.socket.destroy();
   });

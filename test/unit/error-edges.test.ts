@@ -9,7 +9,7 @@ import { AppError } from '../../src/domain/errors';
 import { formatGraphQLError } from '../../src/graphql/errors';
 import { createLogger } from '../../src/logger';
 import { errorHandler } from '../../src/rest/error-handler';
-import { requestContext } from '../../src/rest/request-context';
+import { requestContext } from '../../src/transport/request-context';
 
 function capture() {
   const lines: string[] = [];

@@ -1,9 +1,11 @@
+/** The caller (`me`), its keys (`apiKeys`) and revocation (`revokeApiKey`), through the services REST uses. */
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { ApiKeyInfo, KeyRevocation } from '../../domain/api-keys';
 import { formatTimestamp } from '../../domain/time';
 import type { KeysService } from '../../services/keys.service';
 import type { TierPolicy } from '../../services/tier-policy';
 import type { GqlContext } from '../context';
-import { Account, ApiKey, RevokedKey } from '../types/account.types';
+import { AccountType, ApiKeyType, RevokedKeyType } from '../types/account.types';
 
 @Resolver()
 export class AccountResolver {
@@ -12,8 +14,8 @@ export class AccountResolver {
     private readonly tiers: TierPolicy,
   ) {}
 
-  @Query(() => Account, { description: 'The calling key, its plan limits and its quota.' })
-  me(@Ctx() { principal, quota }: GqlContext): Account {
+  @Query(() => AccountType, { description: 'The calling key, its plan limits and its quota.' })
+  me(@Ctx() { principal, quota }: GqlContext): AccountType {
     const limits = this.tiers.of(principal.tier);
     return {
       userId: principal.userId,
@@ -35,24 +37,13 @@ export class AccountResolver {
     };
   }
 
-  @Query(() => [ApiKey], { description: "The keys of the caller's user, oldest first (GET /v1/auth/keys)." })
-  async apiKeys(@Ctx() { principal }: GqlContext): Promise<ApiKey[]> {
-    const rows = await this.keys.list(principal);
-    return rows.map((k) => ({
-      keyHash: k.key_hash,
-      keyHint: k.key_hint,
-      userId: k.user_id,
-      tier: k.tier,
-      label: k.label,
-      createdAt: k.created_at,
-      status: k.status,
-      revokedAt: k.revoked_at,
-    }));
+  @Query(() => [ApiKeyType], { description: "The keys of the caller's user, oldest first (GET /v1/auth/keys)." })
+  apiKeys(@Ctx() { principal }: GqlContext): Promise<ApiKeyInfo[]> {
+    return this.keys.list(principal);
   }
 
-  @Mutation(() => RevokedKey, { description: "Revoke a key of the caller's user (DELETE /v1/auth/keys/{key_hash})." })
-  async revokeApiKey(@Arg('keyHash') keyHash: string, @Ctx() { principal }: GqlContext): Promise<RevokedKey> {
-    const r = await this.keys.revoke(principal, keyHash);
-    return { keyHash: r.key_hash, status: r.status, revokedAt: r.revoked_at };
+  @Mutation(() => RevokedKeyType, { description: "Revoke a key of the caller's user (DELETE /v1/auth/keys/{key_hash})." })
+  revokeApiKey(@Arg('keyHash') keyHash: string, @Ctx() { principal }: GqlContext): Promise<KeyRevocation> {
+    return this.keys.revoke(principal, keyHash);
   }
 }

@@ -1,13 +1,14 @@
 import { Query, Resolver } from 'type-graphql';
-import type { FeaturesService } from '../../services/features.service';
-import { FeatureInfo } from '../types/feature.types';
+import type { FeatureEntry } from '../../domain/feature-catalogue';
+import type { FeatureReadService } from '../../services/feature-read.service';
+import { FeatureInfoType } from '../types/feature.types';
 
 @Resolver()
 export class FeatureResolver {
-  constructor(private readonly features: FeaturesService) {}
+  constructor(private readonly features: FeatureReadService) {}
 
-  @Query(() => [FeatureInfo], { description: 'The feature catalogue (GET /v1/features/available).' })
-  featureCatalogue(): readonly FeatureInfo[] {
+  @Query(() => [FeatureInfoType], { description: 'The feature catalogue (GET /v1/features/available).' })
+  featureCatalogue(): readonly FeatureEntry[] {
     return this.features.catalogue();
   }
 }

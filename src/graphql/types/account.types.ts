@@ -1,7 +1,10 @@
+/** The GraphQL types of the caller and its keys; the key types implement their domain types (domain/api-keys.ts). */
 import { Field, Int, ObjectType } from 'type-graphql';
+import type { ApiKeyInfo, KeyRevocation } from '../../domain/api-keys';
+import type { Tier } from '../../domain/tiers';
 
-@ObjectType({ description: 'Quota of the calling key after this request (what the rate-limit headers say).' })
-export class Quota {
+@ObjectType('Quota', { description: 'Quota of the calling key after this request (what the rate-limit headers say).' })
+export class QuotaType {
   @Field(() => Int, { nullable: true, description: 'Daily requests allowed; null when unlimited (scale).' })
   dayLimit!: number | null;
 
@@ -21,8 +24,8 @@ export class Quota {
   dayReset!: string;
 }
 
-@ObjectType({ description: 'What the calling key may do.' })
-export class PlanLimits {
+@ObjectType('PlanLimits', { description: 'What the calling key may do.' })
+export class PlanLimitsType {
   @Field(() => [String])
   timeframes!: string[];
 
@@ -33,8 +36,8 @@ export class PlanLimits {
   multiAssetSymbols!: number | null;
 }
 
-@ObjectType({ description: 'The caller: the API key used for this request.' })
-export class Account {
+@ObjectType('Account', { description: 'The caller: the API key used for this request.' })
+export class AccountType {
   @Field()
   userId!: string;
 
@@ -44,15 +47,15 @@ export class Account {
   @Field()
   keyHint!: string;
 
-  @Field(() => Quota)
-  quota!: Quota;
+  @Field(() => QuotaType)
+  quota!: QuotaType;
 
-  @Field(() => PlanLimits)
-  limits!: PlanLimits;
+  @Field(() => PlanLimitsType)
+  limits!: PlanLimitsType;
 }
 
-@ObjectType()
-export class ApiKey {
+@ObjectType('ApiKey')
+export class ApiKeyType implements ApiKeyInfo {
   @Field({ description: 'SHA-256 hex of the key; identifies it for revocation.' })
   keyHash!: string;
 
@@ -62,8 +65,8 @@ export class ApiKey {
   @Field()
   userId!: string;
 
-  @Field()
-  tier!: string;
+  @Field(() => String)
+  tier!: Tier;
 
   @Field(() => String, { nullable: true })
   label!: string | null;
@@ -71,20 +74,20 @@ export class ApiKey {
   @Field()
   createdAt!: string;
 
-  @Field({ description: 'active or revoked' })
-  status!: string;
+  @Field(() => String, { description: 'active or revoked' })
+  status!: ApiKeyInfo['status'];
 
   @Field(() => String, { nullable: true })
   revokedAt!: string | null;
 }
 
-@ObjectType()
-export class RevokedKey {
+@ObjectType('RevokedKey')
+export class RevokedKeyType implements KeyRevocation {
   @Field()
   keyHash!: string;
 
-  @Field()
-  status!: string;
+  @Field(() => String)
+  status!: KeyRevocation['status'];
 
   @Field()
   revokedAt!: string;

@@ -1,7 +1,22 @@
+/**
+ * The GraphQL types of market data. Each implements its domain type (domain/market.ts,
+ * domain/quality.ts), so resolvers hand domain objects over as they are; the GraphQL names are
+ * the schema's (schema.graphql).
+ */
 import { Field, Int, ObjectType } from 'type-graphql';
+import type {
+  Candle as DomainCandle,
+  Coverage as DomainCoverage,
+  FundingRate as DomainFundingRate,
+  MarketRef as DomainMarketRef,
+  MultiAssetRow as DomainMultiAssetRow,
+  SymbolValue as DomainSymbolValue,
+} from '../../domain/market';
+import type { QualityRecord as DomainQualityRecord, TimeInterval as DomainTimeInterval } from '../../domain/quality';
+import type { CandleTimeframe, FeatureTimeframe } from '../../domain/timeframe';
 
-@ObjectType({ description: 'An OHLCV candle; decimals as strings with 6 places, exactly as REST renders them.' })
-export class Candle {
+@ObjectType('Candle', { description: 'An OHLCV candle; decimals as strings with 6 places, exactly as REST renders them.' })
+export class CandleType implements DomainCandle {
   @Field({ description: 'Open time, YYYY-MM-DDTHH:MM:SS+00:00.' })
   time!: string;
   @Field()
@@ -16,12 +31,12 @@ export class Candle {
   volume!: string;
 }
 
-@ObjectType({
+@ObjectType('CandleColumns', {
   description:
     'The same candles column by column: one list per field, index i of every list is one candle. ' +
     'Cheaper to produce and parse than `data` for large pages (charts, dataframes).',
 })
-export class CandleColumns {
+export class CandleColumnsType {
   @Field(() => [String])
   time!: string[];
   @Field(() => [String])
@@ -36,23 +51,23 @@ export class CandleColumns {
   volume!: string[];
 }
 
-@ObjectType()
-export class CandlePage {
+@ObjectType('CandlePage')
+export class CandlePageType {
   @Field(() => Int)
   count!: number;
 
   @Field(() => String, { nullable: true, description: 'Pass as start to fetch the next page; null when none is left.' })
   nextStart!: string | null;
 
-  @Field(() => [Candle])
-  data!: Candle[];
+  @Field(() => [CandleType])
+  data!: CandleType[];
 
-  @Field(() => CandleColumns, { description: 'The page as columns (see CandleColumns).' })
-  columns!: CandleColumns;
+  @Field(() => CandleColumnsType, { description: 'The page as columns (see CandleColumns).' })
+  columns!: CandleColumnsType;
 }
 
-@ObjectType({ description: 'An hourly funding rate.' })
-export class FundingRow {
+@ObjectType('FundingRow', { description: 'An hourly funding rate.' })
+export class FundingRowType implements DomainFundingRate {
   @Field()
   time!: string;
 
@@ -60,36 +75,36 @@ export class FundingRow {
   rate!: string;
 
   @Field(() => String, { nullable: true, description: 'Z-score over 720 hourly rates (normalized: true); null in warm-up.' })
-  rateNormalized!: string | null;
+  rateNormalized?: string | null;
 
   @Field(() => String, { nullable: true, description: '(perp - spot) / spot on the previous hour closes (normalized: true).' })
-  premium!: string | null;
+  premium?: string | null;
 }
 
-@ObjectType()
-export class FundingPage {
+@ObjectType('FundingPage')
+export class FundingPageType {
   @Field(() => Int)
   count!: number;
 
   @Field(() => String, { nullable: true })
   nextStart!: string | null;
 
-  @Field(() => [FundingRow])
-  data!: FundingRow[];
+  @Field(() => [FundingRowType])
+  data!: FundingRowType[];
 }
 
-@ObjectType({ description: 'First and last candle (or funding) time of a market at one timeframe.' })
-export class Coverage {
-  @Field({ description: '1m, 5m, 15m, 1h, 4h, 1d or funding' })
-  timeframe!: string;
+@ObjectType('Coverage', { description: 'First and last candle (or funding) time of a market at one timeframe.' })
+export class CoverageType implements DomainCoverage {
+  @Field(() => String, { description: '1m, 5m, 15m, 1h, 4h, 1d or funding' })
+  timeframe!: FeatureTimeframe;
   @Field()
   first!: string;
-  @Field()
-  last!: string;
+  @Field(() => String)
+  last!: string | null;
 }
 
-@ObjectType({ description: 'A symbol on one venue.' })
-export class Market {
+@ObjectType('Market', { description: 'A symbol on one venue.' })
+export class MarketType implements DomainMarketRef {
   @Field()
   exchange!: string;
 
@@ -97,8 +112,8 @@ export class Market {
   symbol!: string;
 }
 
-@ObjectType()
-export class QualityComponents {
+@ObjectType('QualityComponents')
+export class QualityComponentsType {
   @Field({ description: 'present / expected candles over the last 7 days' })
   gapRateScore!: string;
   @Field({ description: '1 - share of 1-period log returns with |z| > 4' })
@@ -109,80 +124,80 @@ export class QualityComponents {
   freshnessScore!: string;
 }
 
-@ObjectType({ description: 'A missing run of candles: open times in [start, end).' })
-export class TimeInterval {
+@ObjectType('TimeInterval', { description: 'A missing run of candles: open times in [start, end).' })
+export class TimeIntervalType implements DomainTimeInterval {
   @Field()
   start!: string;
   @Field()
   end!: string;
 }
 
-@ObjectType({ description: 'Data Quality Score of one timeframe (GET /v1/quality), plus its band and the holes behind gapRateScore.' })
-export class QualityRecord {
-  @Field()
-  timeframe!: string;
+@ObjectType('QualityRecord', { description: 'Data Quality Score of one timeframe (GET /v1/quality), plus its band and the holes behind gapRateScore.' })
+export class QualityRecordType implements DomainQualityRecord {
+  @Field(() => String)
+  timeframe!: CandleTimeframe;
   @Field()
   dqs!: string;
   @Field({ description: 'production-ready, minor issues, data quality concerns or significant issues' })
   band!: string;
   @Field()
   computedAt!: string;
-  @Field(() => QualityComponents)
-  components!: QualityComponents;
+  @Field(() => QualityComponentsType)
+  components!: QualityComponentsType;
   @Field(() => Int)
   expectedCandles!: number;
   @Field(() => Int)
   presentCandles!: number;
-  @Field(() => [TimeInterval])
-  missingIntervals!: TimeInterval[];
+  @Field(() => [TimeIntervalType])
+  missingIntervals!: TimeIntervalType[];
 }
 
-@ObjectType()
-export class NamedValue {
+@ObjectType('NamedValue')
+export class NamedValueType {
   @Field()
   name!: string;
   @Field(() => String, { nullable: true, description: 'null where the feature cannot be computed (warm-up).' })
   value!: string | null;
 }
 
-@ObjectType({ description: 'Feature values at one time, one entry per requested feature, in request order.' })
-export class FeatureValues {
+@ObjectType('FeatureValues', { description: 'Feature values at one time, one entry per requested feature, in request order.' })
+export class FeatureValuesType {
   @Field()
   time!: string;
-  @Field(() => [NamedValue])
-  values!: NamedValue[];
+  @Field(() => [NamedValueType])
+  values!: NamedValueType[];
 }
 
-@ObjectType()
-export class FeaturePage {
+@ObjectType('FeaturePage')
+export class FeaturePageType {
   @Field(() => [String])
   features!: string[];
   @Field(() => Int)
   count!: number;
   @Field(() => String, { nullable: true })
   nextStart!: string | null;
-  @Field(() => [FeatureValues])
-  data!: FeatureValues[];
+  @Field(() => [FeatureValuesType])
+  data!: FeatureValuesType[];
 }
 
-@ObjectType()
-export class SymbolValue {
+@ObjectType('SymbolValue')
+export class SymbolValueType implements DomainSymbolValue {
   @Field()
   symbol!: string;
   @Field()
   value!: string;
 }
 
-@ObjectType({ description: 'One timestamp across symbols; a symbol without a value at that time is absent.' })
-export class MultiAssetRow {
+@ObjectType('MultiAssetRow', { description: 'One timestamp across symbols; a symbol without a value at that time is absent.' })
+export class MultiAssetRowType implements DomainMultiAssetRow {
   @Field()
   time!: string;
-  @Field(() => [SymbolValue])
-  values!: SymbolValue[];
+  @Field(() => [SymbolValueType])
+  values!: SymbolValueType[];
 }
 
-@ObjectType()
-export class MultiAssetPage {
+@ObjectType('MultiAssetPage')
+export class MultiAssetPageType {
   @Field(() => [String])
   symbols!: string[];
   @Field()
@@ -195,6 +210,6 @@ export class MultiAssetPage {
   count!: number;
   @Field(() => String, { nullable: true })
   nextStart!: string | null;
-  @Field(() => [MultiAssetRow])
-  data!: MultiAssetRow[];
+  @Field(() => [MultiAssetRowType])
+  data!: MultiAssetRowType[];
 }

@@ -1,22 +1,22 @@
 /**
- * The one access path for every /v1 route and every GraphQL operation:
- * authenticate the API key (401), then admit the request against the key's daily and
- * per-minute quotas (429), returning the quota status the rate-limit headers report.
- * Parameter validation and tier rules come after, in the domain services.
+ * The one access path for every /v1 route and every GraphQL operation: authenticate the API
+ * key (401), then count the request against the key's daily and per-minute quotas (429),
+ * returning the quota status the rate-limit headers report. Parameter validation and tier
+ * rules come after, in the domain services.
  *
  * Key lookups are cached for KEY_CACHE_TTL_MS, so at load a key costs at most a couple of
  * database reads per second per instance, and a revocation is seen by every instance within
  * that bound.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Database } from '../../db/database';
+import type { KeysRepository } from '../../db/keys.repository';
+import { hashKey, KEY_PREFIX } from '../../domain/api-keys';
 import { AppError } from '../../domain/errors';
-import { DAY_MS, MINUTE_MS } from '../../domain/time';
-import type { TierPolicy } from '../tier-policy';
+import { quotaRefusal, quotaStatus, requestWindows, type QuotaStatus } from '../../domain/quota';
 import { isTier } from '../../domain/tiers';
-import { hashKey, KEY_PREFIX } from '../keys.service';
+import type { TierPolicy } from '../tier-policy';
 import type { QuotaStore } from '../quota/quota-store';
-import type { Principal, QuotaStatus } from './principal';
+import type { Principal } from './principal';
 
 export const KEY_CACHE_TTL_MS = 500;
 
@@ -31,7 +31,8 @@ export class RateLimitedError extends AppError {
   }
 }
 
-export interface Access {
+/** An admitted request: who calls, and the quota left after counting this request. */
+export interface Admission {
   principal: Principal;
   quota: QuotaStatus;
 }
@@ -43,7 +44,7 @@ export class AccessService {
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
 
   constructor(
-    private readonly db: Database,
+    private readonly keys: KeysRepository,
     private readonly quota: QuotaStore,
     readonly tiers: TierPolicy,
     private readonly adminToken: string | undefined,
@@ -65,10 +66,13 @@ export class AccessService {
     }
   }
 
-  /** Authenticate and admit one request. Throws 401, 429 (RateLimitedError) or 503. */
-  async check(apiKey: string | undefined): Promise<Access> {
+  /**
+   * Authenticate the key, then count this request against its quotas: the whole admission of
+   * one request. Throws 401, 429 (RateLimitedError) or 503; a 401 counts nothing.
+   */
+  async admit(apiKey: string | undefined): Promise<Admission> {
     const principal = await this.authenticate(apiKey);
-    return { principal, quota: await this.admit(principal) };
+    return { principal, quota: await this.countRequest(principal) };
   }
 
   async authenticate(apiKey: string | undefined): Promise<Principal> {
@@ -81,7 +85,7 @@ export class AccessService {
   }
 
   /** Forget a key at once on this instance (others see the change within the TTL). */
-  invalidate(keyHash: string): void {
+  forget(keyHash: string): void {
     this.cache.delete(keyHash);
   }
 
@@ -100,66 +104,35 @@ export class AccessService {
   private async load(keyHash: string): Promise<CacheEntry> {
     let row;
     try {
-      row = await this.db.prisma.apiKey.findUnique({ where: { keyHash } });
+      row = await this.keys.findByHash(keyHash);
     } catch (err) {
       throw new AppError('SERVICE_UNAVAILABLE', 'the key store is temporarily unavailable; retry shortly', { dependency: 'database' }, err);
     }
     const entry: CacheEntry = {
       at: this.clock(),
       revoked: row?.revokedAt != null,
-      principal:
-        row && isTier(row.tier) ? { keyHash, keyHint: row.keyHint, userId: row.userId, tier: row.tier } : null,
+      principal: row && isTier(row.tier) ? { keyHash, keyHint: row.keyHint, userId: row.userId, tier: row.tier } : null,
     };
     if (this.cache.size > 100_000) this.cache.clear(); // bounded: a flood of random keys cannot grow it
     this.cache.set(keyHash, entry);
     return entry;
   }
 
-  async admit(principal: Principal): Promise<QuotaStatus> {
+  /** Count one request against the principal's daily and minute quotas; 429 when either is used up. */
+  async countRequest(principal: Principal): Promise<QuotaStatus> {
     const limits = this.tiers.of(principal.tier);
     const now = this.clock();
     let result;
     try {
-      result = await this.quota.consume(
-        principal.keyHash,
-        [
-          { name: 'day', limit: limits.dailyRequests, ms: DAY_MS },
-          { name: 'minute', limit: limits.minuteRequests, ms: MINUTE_MS },
-        ],
-        now,
-      );
+      result = await this.quota.consume(principal.keyHash, requestWindows(limits), now);
     } catch (err) {
       // Never serve unmetered: without the quota store the request is refused.
       throw new AppError('SERVICE_UNAVAILABLE', 'the rate-limit store is temporarily unavailable; retry shortly', { dependency: 'redis' }, err);
     }
     const [dayCount, minuteCount] = result.counts;
-    const status: QuotaStatus = {
-      tier: principal.tier,
-      dayLimit: limits.dailyRequests,
-      dayRemaining: limits.dailyRequests === null ? null : Math.max(0, limits.dailyRequests - dayCount),
-      minuteLimit: limits.minuteRequests,
-      minuteRemaining: Math.max(0, limits.minuteRequests - minuteCount),
-      minuteResetSec: (Math.floor(now / MINUTE_MS) + 1) * (MINUTE_MS / 1000),
-      dayResetSec: (Math.floor(now / DAY_MS) + 1) * (DAY_MS / 1000),
-      nowMs: now,
-    };
+    const status = quotaStatus(principal.tier, limits, dayCount, minuteCount, now);
     if (result.allowed) return status;
-
-    const dayOut = limits.dailyRequests !== null && dayCount >= limits.dailyRequests;
-    const minuteOut = minuteCount >= limits.minuteRequests;
-    const untilSec = (resetSec: number) => Math.max(1, Math.ceil(resetSec - now / 1000));
-    // When both are exhausted the later reset is the one that matters.
-    const retry = Math.max(dayOut ? untilSec(status.dayResetSec) : 0, minuteOut ? untilSec(status.minuteResetSec) : 0);
-    const what = [
-      dayOut ? `${limits.dailyRequests!.toLocaleString('en-US')} requests per day` : null,
-      minuteOut ? `${limits.minuteRequests.toLocaleString('en-US')} requests per minute` : null,
-    ]
-      .filter(Boolean)
-      .join(' and ');
-    throw new RateLimitedError(
-      status,
-      `rate limit exceeded: the ${principal.tier} plan allows ${what}; resets in ${retry} s`,
-      retry,
-    );
+    const refusal = quotaRefusal(status, dayCount, minuteCount);
+    throw new RateLimitedError(status, refusal.message, refusal.retryAfterSecs);
   }
 }

@@ -1,5 +1,6 @@
 /** In-process quota store: the embedded default (one process, no REDIS_URL). */
-import { windowOf, type ConsumeResult, type CounterWindow, type QuotaStore } from './quota-store';
+import { windowOf } from '../../domain/quota';
+import type { ConsumeResult, CounterWindow, QuotaStore } from './quota-store';
 
 const SWEEP_MS = 60_000;
 

@@ -1,17 +1,12 @@
 /**
  * Fixed-window counters, atomic per call: a call is admitted only if every window is below
  * its limit, and then every window is incremented together; a refused call changes nothing.
- * Windows are aligned to the Unix epoch, so a 1-day window resets at 00:00 UTC and a
- * 1-minute window at each calendar minute.
+ * Windows are aligned to the Unix epoch (domain/quota.ts), so a 1-day window resets at
+ * 00:00 UTC and a 1-minute window at each calendar minute.
  */
+import type { CounterWindow } from '../../domain/quota';
 
-export interface CounterWindow {
-  /** Stable name, part of the counter key ("day", "minute", "field:multiAsset"). */
-  name: string;
-  /** null = unlimited (still counted). */
-  limit: number | null;
-  ms: number;
-}
+export type { CounterWindow };
 
 export interface ConsumeResult {
   allowed: boolean;
@@ -24,10 +19,4 @@ export interface QuotaStore {
   consume(id: string, windows: readonly CounterWindow[], nowMs: number): Promise<ConsumeResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
-}
-
-/** Index of the window of `ms` length that contains `nowMs`, and when it ends. */
-export function windowOf(nowMs: number, ms: number): { index: number; endMs: number } {
-  const index = Math.floor(nowMs / ms);
-  return { index, endMs: (index + 1) * ms };
 }

@@ -5,7 +5,8 @@
  * rather than serving unmetered, and the client reconnects by itself.
  */
 import Redis from 'ioredis';
-import { windowOf, type ConsumeResult, type CounterWindow, type QuotaStore } from './quota-store';
+import { windowOf } from '../../domain/quota';
+import type { ConsumeResult, CounterWindow, QuotaStore } from './quota-store';
 
 // KEYS[i]: counter of window i. ARGV[i]: its limit (-1 = unlimited); ARGV[n+i]: its TTL in ms.
 const CONSUME_LUA = `

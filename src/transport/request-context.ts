@@ -1,11 +1,13 @@
 /**
- * Per-request state built in one place: the request id (a UUID, echoed in X-Request-Id and
- * in every log line of the request) and a child logger carrying it.
+ * Per-request state of both transports, built in one place: the request id (a UUID, echoed in
+ * X-Request-Id and in every log line of the request), a child logger carrying it, and what the
+ * request ended with, for the metrics and the request log line.
  */
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppError } from '../domain/errors';
 import type { Logger } from '../logger';
+import type { Admission } from '../services/access/access.service';
 import type { Metrics } from '../services/metrics';
 
 export interface RequestState {
@@ -16,6 +18,8 @@ export interface RequestState {
   tier?: string;
   /** What the request ended with, for the metrics: refusals and failures. */
   errors: Array<{ err: AppError; scope: 'request' | 'field' }>;
+  /** The admitted caller, once the access service has let the request in. */
+  admission?: Admission;
 }
 
 declare module 'express-serve-static-core' {
@@ -67,7 +71,8 @@ export function requestContext(logger: Logger, metrics?: Metrics) {
         {
           request_id: id,
           method: req.method,
-          path: req.path,
+          // The full path (a mounted router's req.path is relative to its mount point), no query.
+          path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           duration_ms: Math.round((performance.now() - req.ctx.started) * 10) / 10,
         },

@@ -1,4 +1,4 @@
-/** CORS: any origin may call the API; browsers may read the rate-limit and request-id headers. */
+/** CORS for both transports: any origin may call the API; browsers may read the rate-limit and request-id headers. */
 import type { NextFunction, Request, Response } from 'express';
 import { EXPOSED_HEADERS } from '../services/access/rate-limit-headers';
 

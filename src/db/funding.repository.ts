@@ -1,0 +1,70 @@
+/**
+ * Hourly funding rates of perpetual series: page reads (plain, or with the 30-day z-score and
+ * the perp/spot premium computed in SQL) and bulk upserts.
+ */
+import type { FundingRateInput } from '../domain/csv-rows';
+import type { FundingRate } from '../domain/market';
+import { bulkUpsert } from './bulk-upsert';
+import type { SqlSession } from './database';
+import { groupBySeries, sqlDecimal, sqlFloat, sqlTime, type WithSeries } from './sql';
+
+export class FundingRepository {
+  constructor(private readonly db: SqlSession) {}
+
+  /** Up to `limit` funding rows per perp series in [start, end], ascending. */
+  async pages(ids: readonly number[], start: Date, end: Date, limit: number): Promise<Map<number, FundingRate[]>> {
+    const rows = await this.db.query<WithSeries<FundingRate>>(
+      `SELECT s.id AS series_id, ${sqlTime('f.time')} AS time, ${sqlDecimal('f.rate', 8)} AS rate
+       FROM unnest($1::int[]) AS s(id)
+       CROSS JOIN LATERAL (
+         SELECT time, rate FROM funding_rates
+         WHERE series_id = s.id AND time >= $2 AND time <= $3 ORDER BY time LIMIT $4
+       ) f`,
+      [ids, start, end, limit],
+    );
+    return groupBySeries(rows);
+  }
+
+  /**
+   * Funding with rateNormalized (z-score over the 720 rates ending at t, sample std; null while
+   * fewer exist or std < 1e-12) and premium ((perp - spot) / spot on the 1h closes of the hour
+   * before t). `pairs` are [perp series, spot series of the same symbol or null].
+   */
+  async normalizedPages(pairs: ReadonlyArray<[number, number | null]>, start: Date, end: Date, limit: number): Promise<Map<number, FundingRate[]>> {
+    const rows = await this.db.query<WithSeries<FundingRate>>(
+      `SELECT s.perp AS series_id, ${sqlTime('f.time')} AS time, ${sqlDecimal('f.rate', 8)} AS rate,
+              CASE WHEN f.n = 720 AND f.sd >= 1e-12 THEN ${sqlFloat('((f.rate - f.mean) / f.sd)::float8', 6)} END AS "rateNormalized", -- as funding_norm is stored
+              ${sqlDecimal('(p.close - sp.close) / sp.close', 8)} AS premium
+       FROM unnest($1::int[], $2::int[]) AS s(perp, spot)
+       CROSS JOIN LATERAL (
+         SELECT w.* FROM (
+           SELECT time, rate,
+                  count(*) OVER win AS n, avg(rate) OVER win AS mean, stddev_samp(rate) OVER win AS sd
+           FROM funding_rates
+           WHERE series_id = s.perp AND time <= $4 AND time >= coalesce(
+             (SELECT time FROM funding_rates WHERE series_id = s.perp AND time < $3 ORDER BY time DESC OFFSET 718 LIMIT 1),
+             '-infinity')
+           WINDOW win AS (ORDER BY time ROWS BETWEEN 719 PRECEDING AND CURRENT ROW)
+         ) w
+         WHERE w.time >= $3 ORDER BY w.time LIMIT $5
+       ) f
+       LEFT JOIN candles p ON p.series_id = s.perp AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
+       LEFT JOIN candles sp ON sp.series_id = s.spot AND sp.timeframe = '1h' AND sp.time = f.time - interval '1 hour'
+       ORDER BY s.perp, f.time`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1]), start, end, limit],
+    );
+    return groupBySeries(rows);
+  }
+
+  /** Upsert the rates of one series (see CandlesRepository.upsert); must run on a transaction. */
+  async upsert(seriesId: number, batches: () => AsyncIterable<readonly FundingRateInput[]>): Promise<void> {
+    async function* lines(): AsyncGenerator<string> {
+      for await (const batch of batches()) {
+        let chunk = '';
+        for (const r of batch) chunk += `${seriesId},${new Date(r.time).toISOString()},${r.rate}\n`;
+        if (chunk) yield chunk;
+      }
+    }
+    await bulkUpsert(this.db, { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] }, lines);
+  }
+}

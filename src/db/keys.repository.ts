@@ -1,0 +1,36 @@
+/** API keys as stored: the SHA-256 of each key, never the key itself. */
+import type { Tier } from '../domain/tiers';
+import type { PrismaClient } from '../generated/prisma/client';
+
+export interface StoredKey {
+  keyHash: string;
+  keyHint: string;
+  userId: string;
+  tier: string;
+  label: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export class KeysRepository {
+  constructor(private readonly prisma: PrismaClient) {}
+
+  findByHash(keyHash: string): Promise<StoredKey | null> {
+    return this.prisma.apiKey.findUnique({ where: { keyHash } });
+  }
+
+  /** The keys of one user, oldest first. */
+  listOfUser(userId: string): Promise<StoredKey[]> {
+    return this.prisma.apiKey.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { keyHash: 'asc' }] });
+  }
+
+  create(key: { keyHash: string; keyHint: string; userId: string; tier: Tier; label: string | null }): Promise<StoredKey> {
+    return this.prisma.apiKey.create({ data: key });
+  }
+
+  /** Mark the key revoked unless it already is (a concurrent revocation keeps the first time); the time it holds. */
+  async revoke(keyHash: string, at: Date): Promise<Date> {
+    await this.prisma.apiKey.updateMany({ where: { keyHash, revokedAt: null }, data: { revokedAt: at } });
+    return (await this.prisma.apiKey.findUniqueOrThrow({ where: { keyHash } })).revokedAt!;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * PostgreSQL advisory locks, the one table of their keys. Session locks coordinate processes
+ * that share a database (several servers, `mds` commands beside them): migrations, the demo
+ * seed, the quality job, and imports of one symbol. On PGlite there is one process and one
+ * connection, so they always succeed at once.
+ */
+import type { Database, SqlSession } from './database';
+
+export const LOCK_KEYS = {
+  /** Migrations: one runner at a time. */
+  migration: 7_734_211,
+  /** The quality job: one instance at a time; the others skip their run. */
+  qualityJob: 7_734_212,
+  /** Seeding the demo data at start-up: replicas starting together seed once. */
+  demoSeed: 7_734_213,
+} as const;
+
+/** Class of the per-symbol locks (the object id is hashtext(symbol)). */
+const SYMBOL_LOCK_CLASS = 7_734_214;
+
+export type LockName = keyof typeof LOCK_KEYS;
+
+/** Run `fn` while `session` holds lock `key` (waiting for it). */
+export async function holdingLock<T>(session: SqlSession, key: number, fn: () => Promise<T>): Promise<T> {
+  await session.query('SELECT pg_advisory_lock($1)', [key]);
+  try {
+    return await fn();
+  } finally {
+    await session.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
+  }
+}
+
+export class Locks {
+  constructor(private readonly db: Database) {}
+
+  /** Run `fn` holding the named lock, waiting for another holder to finish first. */
+  withLock<T>(name: LockName, fn: () => Promise<T>): Promise<T> {
+    return this.db.session((s) => holdingLock(s, LOCK_KEYS[name], fn));
+  }
+
+  /** Run `fn` holding the named lock; null at once, without running it, when another holds it. */
+  tryWithLock<T>(name: LockName, fn: () => Promise<T>): Promise<T | null> {
+    return this.db.session(async (s) => {
+      const [{ locked }] = await s.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEYS[name]]);
+      if (!locked) return null;
+      try {
+        return await fn();
+      } finally {
+        await s.query('SELECT pg_advisory_unlock($1)', [LOCK_KEYS[name]]);
+      }
+    });
+  }
+
+  /**
+   * Run `fn` holding the lock of one symbol (both its venues), waiting for it: work that reads
+   * one venue to derive values of the other never sees half of a concurrent change.
+   */
+  withSymbolLock<T>(symbol: string, fn: () => Promise<T>): Promise<T> {
+    return this.db.session(async (s) => {
+      await s.query('SELECT pg_advisory_lock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol]);
+      try {
+        return await fn();
+      } finally {
+        await s.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol]).catch(() => undefined);
+      }
+    });
+  }
+}

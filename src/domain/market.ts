@@ -1,0 +1,98 @@
+/**
+ * What the API serves about markets, one type per concept. Values are already the API's
+ * strings (decimals with fixed places, times as `YYYY-MM-DDTHH:MM:SS+00:00`); the REST and
+ * GraphQL edges only name and arrange them (rest/serializers, graphql/types).
+ */
+import type { CandleTimeframe, FeatureTimeframe } from './timeframe';
+
+/** A market named by the caller: venue and symbol, validated and normalized. */
+export interface MarketRef {
+  exchange: string;
+  symbol: string;
+}
+
+export interface Candle {
+  /** Open time. */
+  time: string;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+export interface FundingRate {
+  time: string;
+  rate: string;
+  /** Only on normalized reads: the 30-day z-score (null in warm-up or at zero deviation). */
+  rateNormalized?: string | null;
+  /** Only on normalized reads: (perp - spot) / spot on the previous hour's closes. */
+  premium?: string | null;
+}
+
+/** Feature values at one time, wide: one property per requested feature (null: not computable). */
+export type FeatureRow = { time: string } & Record<string, string | null>;
+
+export interface SymbolValue {
+  symbol: string;
+  value: string;
+}
+
+/** One time across symbols; a symbol without a value at that time is absent from `values`. */
+export interface MultiAssetRow {
+  time: string;
+  values: SymbolValue[];
+}
+
+/** One page of rows and where the next one starts (null when none is left). */
+export interface Page<Row> {
+  count: number;
+  nextStart: string | null;
+  data: Row[];
+}
+
+/** First and last stored time of a market at one timeframe (or funding). */
+export interface Coverage {
+  timeframe: FeatureTimeframe;
+  first: string;
+  last: string | null;
+}
+
+export interface MarketSummary extends MarketRef {
+  coverage: Coverage[];
+}
+
+/** A validated read of candles (GET /v1/ohlcv, GraphQL `market.candles`). */
+export interface CandleRequest extends MarketRef {
+  timeframe: CandleTimeframe;
+  start: number;
+  end: number;
+  limit: number;
+}
+
+export interface FundingRequest extends MarketRef {
+  start: number;
+  end: number;
+  normalized: boolean;
+}
+
+export interface FeatureRequest extends MarketRef {
+  timeframe: FeatureTimeframe;
+  names: string[];
+  start: number;
+  end: number;
+}
+
+export interface MultiAssetRequest {
+  exchange: string;
+  symbols: string[];
+  timeframe: CandleTimeframe;
+  field: string;
+  start: number;
+  end: number;
+}
+
+export interface QualityRequest extends MarketRef {
+  /** One timeframe, or every timeframe of the caller's plan. */
+  timeframe?: CandleTimeframe;
+}

@@ -1,0 +1,44 @@
+/**
+ * The two venues, named by configuration (EXCHANGE_PERP, EXCHANGE_SPOT): the perpetual venue,
+ * which has funding, and the spot venue. The `exchange` parameter only knows these names.
+ */
+import { AppError } from './errors';
+import { exchangeParam } from './params/market-params';
+import { parseValue, type Param } from './params/param';
+
+export class Venues {
+  /** The `exchange` parameter: its schema names these two venues. */
+  readonly exchange: Param<string, true>;
+  /** The same, optional (GET /v1/markets). */
+  readonly optionalExchange: Param<string, false>;
+
+  constructor(
+    readonly perp: string,
+    readonly spot: string,
+  ) {
+    this.exchange = exchangeParam([perp, spot], true);
+    this.optionalExchange = exchangeParam([perp, spot], false);
+  }
+
+  get all(): string[] {
+    return [this.perp, this.spot];
+  }
+
+  /** The venue named by `text` (case-insensitive), or INVALID_EXCHANGE. */
+  parseExchange(text: string): string {
+    return parseValue(this.exchange, text);
+  }
+
+  /** `exchange` (a venue name) when it is the perpetual venue: the spot venue has no funding. */
+  requirePerp(exchange: string): string {
+    if (exchange !== this.perp) {
+      throw new AppError('INVALID_EXCHANGE', `the spot venue has no funding; use exchange=${this.perp}`, { parameter: 'exchange' });
+    }
+    return exchange;
+  }
+
+  /** The venue of the same symbol on the other side (perp <-> spot). */
+  other(exchange: string): string {
+    return exchange === this.perp ? this.spot : this.perp;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The Express application, assembled by the composition root: the shared HTTP edge
+ * (transport/), the REST routers (rest/), GraphQL (graphql/, built by the caller), and the
+ * error edge, in order.
+ */
+import compression from 'compression';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Services } from './composition';
+import type { Logger } from './logger';
+import { docsRouter } from './rest/docs.route';
+import { errorHandler, notFound } from './rest/error-handler';
+import { featuresRouter } from './rest/features.route';
+import { healthRouter } from './rest/health.route';
+import { keysRouter } from './rest/keys.route';
+import { marketRouter } from './rest/market.route';
+import { metricsRouter } from './rest/metrics.route';
+import { openApiDocument } from './rest/openapi';
+import { qualityRouter } from './rest/quality.route';
+import type { Metrics } from './services/metrics';
+import { cors } from './transport/cors';
+import { requestContext } from './transport/request-context';
+import { VERSION } from './version';
+
+export interface HttpAppDeps {
+  logger: Logger;
+  services: Services;
+  metrics: Metrics;
+  /** POST/GET /graphql (Apollo), built by graphql/apollo.ts. */
+  graphql: RequestHandler[];
+}
+
+export function createHttpApp({ logger, services: s, metrics, graphql }: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestContext(logger, metrics));
+  app.use(cors());
+  // Public and unmetered: health, the API document and its page, metrics (own token).
+  app.use(healthRouter(s.health));
+  app.use(docsRouter(() => openApiDocument(s.reads, VERSION)));
+  app.use(metricsRouter(metrics, s.config.metricsToken));
+  app.use(keysRouter(s.access, s.keys));
+  // gzip or br for bodies over 1 KB when the client accepts it, on the routes whose bodies
+  // can be large (elsewhere the middleware's per-response cost buys nothing).
+  const compress = compression({ threshold: 1024 });
+  app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features', '/v1/quality'], compress);
+  app.use(featuresRouter(s.access, s.features));
+  app.use(marketRouter(s));
+  app.use(qualityRouter(s.access, s.quality));
+  app.use('/graphql', compress, ...graphql);
+  app.use(notFound());
+  app.use(errorHandler());
+  return app;
+}

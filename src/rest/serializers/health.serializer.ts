@@ -1,0 +1,16 @@
+/** GET /health: each check's status, its latency in ms, and what it adds about its dependency. */
+import { z } from 'zod';
+import type { HealthReport } from '../../services/health.service';
+
+const CHECK = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.number().optional(), error: z.string().optional() }).catchall(z.unknown());
+export const HEALTH_SCHEMA = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), CHECK), version: z.string() });
+
+export function healthBody(r: HealthReport) {
+  const checks = Object.fromEntries(
+    Object.entries(r.checks).map(([name, c]) => [
+      name,
+      c.status === 'ok' ? { status: c.status, latency_ms: c.latencyMs, ...c.details } : { status: c.status, error: c.error },
+    ]),
+  );
+  return { status: r.status, checks, version: r.version };
+}

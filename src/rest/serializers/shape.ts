@@ -1,0 +1,80 @@
+/**
+ * The REST shape of a domain object, declared once as a table: each REST property, the domain
+ * field it comes from, and its schema. From the table come the object a route sends, the JSON
+ * text of a data row (hand-built: the 10,000-row path), the CSV columns and cells, and the
+ * response schema in the OpenAPI document.
+ */
+import { z } from 'zod';
+
+export interface ShapeField<T> {
+  /** The domain field this property shows (snake_case REST name -> camelCase domain name). */
+  from: keyof T & string;
+  schema: z.ZodType;
+  /** Turn the domain value into the REST value (a nested shape's render, say). */
+  as?: (value: never) => unknown;
+}
+
+export type ShapeFields<T> = Record<string, ShapeField<T>>;
+
+export interface RestShape<T> {
+  readonly schema: z.ZodObject;
+  /** REST property names, in order (also the CSV header of a data row). */
+  readonly names: readonly string[];
+  render(value: T): Record<string, unknown>;
+  /** `{"name":"value",...}` for a row whose values are API strings or null; undefined values are left out. */
+  json(value: T): string;
+  csvCells(value: T): Array<string | null | undefined>;
+}
+
+export function restShape<T>(fields: ShapeFields<T>): RestShape<T> {
+  const entries = Object.entries(fields);
+  const names = entries.map(([n]) => n);
+  const froms = entries.map(([, f]) => f.from);
+  const keyJson = names.map((n) => `"${n}":`);
+  return {
+    schema: z.object(Object.fromEntries(entries.map(([n, f]) => [n, f.schema]))),
+    names,
+    render(value) {
+      const out: Record<string, unknown> = {};
+      for (const [n, f] of entries) {
+        const v = value[f.from];
+        out[n] = f.as ? f.as(v as never) : v;
+      }
+      return out;
+    },
+    json(value) {
+      // Every value is a string PostgreSQL rendered from a fixed alphabet (digits, sign, point,
+      // timestamp punctuation) or null: no escaping, no JSON.stringify walk per value.
+      let out = '{';
+      for (let i = 0; i < froms.length; i++) {
+        const v = value[froms[i]] as string | null | undefined;
+        if (v === undefined) continue;
+        out += `${out.length > 1 ? ',' : ''}${keyJson[i]}${v === null ? 'null' : `"${v}"`}`;
+      }
+      return out + '}';
+    },
+    csvCells(value) {
+      return froms.map((f) => value[f] as string | null | undefined);
+    },
+  };
+}
+
+export const timestamp = z.string().meta({ description: 'ISO 8601, UTC (+00:00).', examples: ['2024-01-01T00:00:00+00:00'] });
+
+/** A decimal string; `example` shows the places. */
+export const decimal = (description: string, example = '64250.500000') => z.string().meta({ description, examples: [example] });
+
+export const nextStart = z
+  .string()
+  .nullable()
+  .meta({ description: 'Start of the next page (pass it as start), or null when this page reaches end.' });
+
+/** A page: the read's own fields, then count, next_start and the rows. */
+export const pageSchema = (fields: Record<string, z.ZodType>, row: z.ZodType) =>
+  z.object({ ...fields, count: z.number().int(), next_start: nextStart, data: z.array(row) });
+
+/** `{...head, "data":[rows]}` where the rows are already JSON text. */
+export function pageJson(head: Record<string, unknown>, rows: readonly string[]): string {
+  const h = JSON.stringify(head);
+  return `${h.slice(0, -1)}${h.length > 2 ? ',' : ''}"data":[${rows.join(',')}]}`;
+}

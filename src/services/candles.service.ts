@@ -1,0 +1,48 @@
+/** Candles (GET /v1/ohlcv, GraphQL `market.candles`): the read's rules, the caller's plan, the pages. */
+import type { CandlesRepository } from '../db/candles.repository';
+import { marketKey, type SeriesRepository } from '../db/series.repository';
+import type { Candle, CandleRequest, Page } from '../domain/market';
+import type { RawParams } from '../domain/params/param';
+import type { MarketReads } from '../domain/params/reads';
+import { closedEnd } from '../domain/timeframe';
+import type { Principal } from './access/principal';
+import { batchPages } from './batch-pages';
+import type { TierPolicy } from './tier-policy';
+
+export class CandlesService {
+  constructor(
+    private readonly read: MarketReads['ohlcv'],
+    private readonly series: SeriesRepository,
+    private readonly candles: CandlesRepository,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Validate a candle read (400s) and check it against the caller's plan (403). */
+  parseRequest(caller: Principal, raw: RawParams): CandleRequest {
+    const q = this.read.parse(raw, this.clock());
+    this.tiers.requireTimeframe(caller.tier, q.timeframe);
+    this.tiers.requireWindow(caller.tier, q.start, q.end);
+    return q;
+  }
+
+  /** One validated page: what GET /v1/ohlcv serves. */
+  async page(caller: Principal, raw: RawParams): Promise<{ request: CandleRequest; page: Page<Candle> }> {
+    const request = this.parseRequest(caller, raw);
+    const [page] = await this.pages([request]);
+    return { request, page };
+  }
+
+  /** Pages, one per request, in order; requests sharing their parameters share one statement. Closed candles only. */
+  async pages(requests: readonly CandleRequest[]): Promise<Array<Page<Candle>>> {
+    const ids = await this.series.idsOf(requests);
+    const now = this.clock();
+    const endOf = (q: CandleRequest) => closedEnd(q.end, q.timeframe, now);
+    return batchPages(requests, {
+      idOf: (q) => ids.get(marketKey(q)),
+      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}`),
+      limitOf: (q) => q.limit,
+      fetch: (q, series, limit) => this.candles.pages(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit),
+    });
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Serving pre-computed features (GET /v1/features, GraphQL `market.features`) and the
+ * catalogue (GET /v1/features/available, GraphQL `featureCatalogue`). Computing them is
+ * FeaturePrecomputeService's job.
+ */
+import type { FeaturesRepository } from '../db/features.repository';
+import { marketKey, type SeriesRepository } from '../db/series.repository';
+import { FEATURE_CATALOGUE, type FeatureEntry } from '../domain/feature-catalogue';
+import type { FeatureRequest, FeatureRow, Page } from '../domain/market';
+import { MAX_ROWS } from '../domain/params/market-params';
+import type { RawParams } from '../domain/params/param';
+import type { MarketReads } from '../domain/params/reads';
+import { closedEnd } from '../domain/timeframe';
+import type { Principal } from './access/principal';
+import { batchPages, page } from './batch-pages';
+import type { TierPolicy } from './tier-policy';
+
+export class FeatureReadService {
+  constructor(
+    private readonly read: MarketReads['features'],
+    private readonly series: SeriesRepository,
+    private readonly features: FeaturesRepository,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number,
+  ) {}
+
+  catalogue(): readonly FeatureEntry[] {
+    return FEATURE_CATALOGUE;
+  }
+
+  parseRequest(caller: Principal, raw: RawParams): FeatureRequest {
+    const q = this.read.parse(raw, this.clock());
+    // Timeframe funding is exempt from granularity and window rules (spec part 8, rules 2 and 4).
+    if (q.timeframe !== 'funding') {
+      this.tiers.requireTimeframe(caller.tier, q.timeframe);
+      this.tiers.requireWindow(caller.tier, q.start, q.end);
+    }
+    return q;
+  }
+
+  /**
+   * One page with each row already rendered as its JSON object (the row's own keys: `time` and
+   * the feature names), for the JSON representation: the fast path of GET /v1/features.
+   */
+  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<string> }> {
+    const q = this.parseRequest(caller, raw);
+    const id = await this.series.idOf(q);
+    const end = closedEnd(q.end, q.timeframe, this.clock());
+    if (id === undefined || q.start > end) return { request: q, page: { count: 0, nextStart: null, data: [] } };
+    const rows = await this.features.pageAsJson(id, q.timeframe, q.names, new Date(q.start), new Date(end), MAX_ROWS + 1);
+    const p = page(rows, MAX_ROWS);
+    return { request: q, page: { ...p, data: p.data.map((r) => r.json) } };
+  }
+
+  async page(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<FeatureRow> }> {
+    const request = this.parseRequest(caller, raw);
+    const [p] = await this.pages([request]);
+    return { request, page: p };
+  }
+
+  /** Pages, one per request, in order; requests sharing their parameters share one statement. */
+  async pages(requests: readonly FeatureRequest[]): Promise<Array<Page<FeatureRow>>> {
+    const ids = await this.series.idsOf(requests);
+    const now = this.clock();
+    const endOf = (q: FeatureRequest) => closedEnd(q.end, q.timeframe, now);
+    return batchPages(requests, {
+      idOf: (q) => ids.get(marketKey(q)),
+      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.names.join(',')}`),
+      limitOf: () => MAX_ROWS,
+      fetch: (q, series, limit) => this.features.pages(series, q.timeframe, q.names, new Date(q.start), new Date(endOf(q)), limit),
+    });
+  }
+}

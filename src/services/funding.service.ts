@@ -1,0 +1,54 @@
+/**
+ * Hourly funding (GET /v1/funding, GraphQL `market.funding`), optionally with the 30-day
+ * z-score and the perp/spot premium. Perpetual venue only.
+ */
+import type { FundingRepository } from '../db/funding.repository';
+import { marketKey, type SeriesRepository } from '../db/series.repository';
+import type { FundingRate, FundingRequest, Page } from '../domain/market';
+import { MAX_ROWS } from '../domain/params/market-params';
+import type { RawParams } from '../domain/params/param';
+import type { MarketReads } from '../domain/params/reads';
+import type { Venues } from '../domain/venues';
+import type { Principal } from './access/principal';
+import { batchPages } from './batch-pages';
+import type { TierPolicy } from './tier-policy';
+
+export class FundingService {
+  constructor(
+    private readonly read: MarketReads['funding'],
+    private readonly venues: Venues,
+    private readonly series: SeriesRepository,
+    private readonly funding: FundingRepository,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number,
+  ) {}
+
+  parseRequest(caller: Principal, raw: RawParams): FundingRequest {
+    const q = this.read.parse(raw, this.clock());
+    this.tiers.requireWindow(caller.tier, q.start, q.end);
+    return q;
+  }
+
+  async page(caller: Principal, raw: RawParams): Promise<{ request: FundingRequest; page: Page<FundingRate> }> {
+    const request = this.parseRequest(caller, raw);
+    const [page] = await this.pages([request]);
+    return { request, page };
+  }
+
+  async pages(requests: readonly FundingRequest[]): Promise<Array<Page<FundingRate>>> {
+    const spotOfSymbol = (symbol: string) => ({ exchange: this.venues.spot, symbol });
+    const ids = await this.series.idsOf([...requests, ...requests.filter((q) => q.normalized).map((q) => spotOfSymbol(q.symbol))]);
+    const idOf = (q: FundingRequest) => ids.get(marketKey(q));
+    // perp series -> spot series of the same symbol (the premium), for normalized requests
+    const spotOf = new Map(requests.map((q) => [idOf(q), ids.get(marketKey(spotOfSymbol(q.symbol))) ?? null]));
+    return batchPages(requests, {
+      idOf,
+      keyOf: (q) => `${q.start}|${q.end}|${q.normalized}`,
+      limitOf: () => MAX_ROWS,
+      fetch: (q, series, limit) =>
+        q.normalized
+          ? this.funding.normalizedPages(series.map((id) => [id, spotOf.get(id) ?? null] as [number, number | null]), new Date(q.start), new Date(q.end), limit)
+          : this.funding.pages(series, new Date(q.start), new Date(q.end), limit),
+    });
+  }
+}

@@ -1,0 +1,64 @@
+/** One field across several symbols, aligned by time (GET /v1/multi-asset, GraphQL `multiAsset`). */
+import type { MultiAssetRepository } from '../db/multi-asset.repository';
+import { marketKey, type SeriesRepository } from '../db/series.repository';
+import type { MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
+import { multiAssetSource } from '../domain/multi-asset';
+import { MAX_ROWS } from '../domain/params/market-params';
+import type { RawParams } from '../domain/params/param';
+import type { MarketReads } from '../domain/params/reads';
+import { closedEnd } from '../domain/timeframe';
+import type { Venues } from '../domain/venues';
+import type { Principal } from './access/principal';
+import { page } from './batch-pages';
+import type { TierPolicy } from './tier-policy';
+
+const EMPTY: Page<MultiAssetRow> = { count: 0, nextStart: null, data: [] };
+
+export class MultiAssetService {
+  constructor(
+    private readonly read: MarketReads['multiAsset'],
+    private readonly venues: Venues,
+    private readonly series: SeriesRepository,
+    private readonly values: MultiAssetRepository,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number,
+  ) {}
+
+  parseRequest(caller: Principal, raw: RawParams): MultiAssetRequest {
+    const q = this.read.parse(raw, this.clock());
+    this.tiers.requireSymbolCount(caller.tier, q.symbols.length);
+    this.tiers.requireTimeframe(caller.tier, q.timeframe);
+    this.tiers.requireWindow(caller.tier, q.start, q.end);
+    return q;
+  }
+
+  async page(caller: Principal, raw: RawParams): Promise<{ request: MultiAssetRequest; page: Page<MultiAssetRow> }> {
+    const request = this.parseRequest(caller, raw);
+    return { request, page: await this.rows(request) };
+  }
+
+  /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */
+  async rows(q: MultiAssetRequest): Promise<Page<MultiAssetRow>> {
+    const ids = await this.series.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
+    const symbolOf = new Map<number, string>();
+    for (const symbol of q.symbols) {
+      const id = ids.get(marketKey({ exchange: q.exchange, symbol }));
+      if (id !== undefined) symbolOf.set(id, symbol);
+    }
+    if (symbolOf.size === 0) return EMPTY;
+    const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.venues);
+    // Candle values and the technical features computed on them: closed periods only.
+    const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, this.clock()) : q.end;
+    if (q.start > end) return EMPTY;
+    const flat = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
+    const order = new Map(q.symbols.map((s, i) => [s, i]));
+    const rows: MultiAssetRow[] = [];
+    for (const r of flat) {
+      let last = rows[rows.length - 1];
+      if (!last || last.time !== r.time) rows.push((last = { time: r.time, values: [] }));
+      last.values.push({ symbol: symbolOf.get(r.series_id)!, value: r.value });
+    }
+    for (const r of rows) r.values.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!);
+    return page(rows, MAX_ROWS);
+  }
+}

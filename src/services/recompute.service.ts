@@ -1,0 +1,79 @@
+/**
+ * What runs after stored data changes: rollups, then the features of every affected timeframe
+ * and the funding/premium features of the symbol, then the quality of both venues of the
+ * symbol. One entry point for `mds import`, `mds compute`, the demo seed and tests.
+ */
+import type { Store } from '../db/store';
+import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
+import type { FeaturePrecomputeService } from './feature-precompute.service';
+import type { QualityService } from './quality.service';
+
+export interface RecomputeSummary {
+  series: number;
+  rollups: number;
+  featureRows: number;
+  qualityRecords: number;
+}
+
+export class RecomputeService {
+  constructor(
+    private readonly store: Store,
+    private readonly features: FeaturePrecomputeService,
+    private readonly quality: QualityService,
+  ) {}
+
+  /**
+   * Run `fn` (an import and its recalculation) while holding the symbol's advisory lock, so two
+   * imports touching one symbol (its two venues, or candles and funding) never compute derived
+   * values (premium features, quality) from a read taken before the other committed. Imports of
+   * other symbols run in parallel.
+   */
+  forSymbol<T>(symbol: string, fn: () => Promise<T>): Promise<T> {
+    return this.store.locks.withSymbolLock(symbol, fn);
+  }
+
+  /** Quality of both venues of the symbol (consistency compares them). */
+  private async qualityOfSymbol(symbol: string, nowMs: number): Promise<void> {
+    // Fresh planner statistics for the quality joins; in a session (no statement timeout: it
+    // may wait behind a vacuum), and never fatal to the import whose rows are committed.
+    await this.store.session((s) => s.candles.analyze()).catch(() => undefined);
+    for (const s of await this.store.series.ofSymbol(symbol)) await this.quality.computeSeries(s.id, nowMs);
+  }
+
+  /** After candles of `timeframe` changed in [startMs, endMs] for one series; returns feature rows written. */
+  async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number): Promise<number> {
+    await this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
+    let rows = 0;
+    for (const tf of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe))) {
+      rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+    }
+    const { symbol } = (await this.store.series.get(seriesId))!;
+    await this.features.funding(symbol); // the premium reads both venues' 1h
+    await this.qualityOfSymbol(symbol, nowMs);
+    return rows;
+  }
+
+  /** After funding rates changed for one (perpetual) series. */
+  async afterFundingChanged(seriesId: number): Promise<void> {
+    await this.features.funding((await this.store.series.get(seriesId))!.symbol);
+  }
+
+  /** Recompute everything derived, for every series (`mds compute`). */
+  async recomputeAll(nowMs: number): Promise<RecomputeSummary> {
+    const spans = await this.store.candles.importedSpans();
+    const order = (tf: CandleTimeframe) => CANDLE_TIMEFRAMES.indexOf(tf);
+    spans.sort((a, b) => a.seriesId - b.seriesId || order(b.timeframe) - order(a.timeframe));
+    for (const s of spans) {
+      await this.store.transaction((tx) => tx.candles.rollUp({ seriesId: s.seriesId, from: s.timeframe, startMs: s.first, endMs: s.last }, nowMs));
+    }
+    const all = await this.store.series.list();
+    all.sort((a, b) => a.id - b.id);
+    let featureRows = 0;
+    for (const s of all) {
+      for (const tf of CANDLE_TIMEFRAMES) featureRows += await this.features.technical(s.id, tf, null);
+    }
+    for (const symbol of new Set(all.map((s) => s.symbol))) await this.features.funding(symbol);
+    const qualityRecords = await this.quality.computeAll(nowMs);
+    return { series: new Set(spans.map((s) => s.seriesId)).size, rollups: spans.length, featureRows, qualityRecords };
+  }
+}
