@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import { openServices, type OpenOptions, type Services } from './composition';
 import { loadConfig, type Config } from './config';
+import { DataDirBusyError } from './db/datadir-lock';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
@@ -104,7 +105,8 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   return { url, demoKey, services, server, app, stop };
 }
 
-async function main(): Promise<void> {
+/** `npm start` (scripts/start.js) and `node dist/src/server.js`: the service until SIGTERM/SIGINT. */
+export async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -117,7 +119,8 @@ async function main(): Promise<void> {
   try {
     running = await startServer(config, logger);
   } catch (err) {
-    logger.fatal({ err }, 'start-up failed');
+    // A busy DATA_DIR is the user's situation, not a fault: one line, no stack.
+    if (!(err instanceof DataDirBusyError)) logger.fatal({ err }, 'start-up failed');
     process.stderr.write(`start-up failed: ${(err as Error).message}\n`);
     process.exit(1);
   }
