@@ -11,6 +11,7 @@ import { docsRouter } from './rest/docs.route';
 import { errorHandler, notFound } from './rest/error-handler';
 import { featuresRouter } from './rest/features.route';
 import { healthRouter } from './rest/health.route';
+import { indexRouter } from './rest/index.route';
 import { keysRouter } from './rest/keys.route';
 import { marketRouter } from './rest/market.route';
 import { metricsRouter } from './rest/metrics.route';
@@ -36,7 +37,8 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   app.set('query parser', 'simple');
   app.use(requestContext(logger, metrics));
   app.use(cors());
-  // Public and unmetered: health, the API document and its page, metrics (own token).
+  // Public and unmetered: the index, health, the API document and its page, metrics (own token).
+  app.use(indexRouter(VERSION));
   app.use(healthRouter(s.health));
   app.use(docsRouter(() => openApiDocument(s.reads, VERSION)));
   app.use(metricsRouter(metrics, s.config.metricsToken));

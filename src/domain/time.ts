@@ -3,8 +3,13 @@
  * milliseconds (UTC); these functions parse user input and render output.
  */
 
+/**
+ * A date, or a date-time with an optional offset. A space may stand for the `+` of the offset:
+ * a `next_start` such as `2024-01-01T00:00:00+00:00` pasted into a URL unencoded arrives with
+ * its `+` decoded as a space.
+ */
 const ISO_RE =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}:?\d{2})?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+ -]\d{2}:?\d{2})?)?$/;
 
 /** Largest instant we accept: year 9999. Keeps Date arithmetic exact and output 4-digit. */
 const MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -15,7 +20,8 @@ function daysInMonth(year: number, month: number): number {
 
 /**
  * Parse a start/end parameter: an all-digit string is Unix milliseconds; anything else must
- * be ISO 8601 (a date, or a date-time with Z, an offset, or no offset meaning UTC).
+ * be ISO 8601 (a date, or a date-time with Z, an offset, or no offset meaning UTC; a space in
+ * place of the offset's `+`).
  * Impossible calendar dates are rejected, never rolled over. Returns null when invalid.
  */
 export function parseTimestamp(input: string): number | null {
@@ -38,7 +44,7 @@ export function parseTimestamp(input: string): number | null {
   const millis = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
   let offsetMin = 0;
   if (tz !== undefined && tz !== 'Z' && tz !== 'z') {
-    const t = /^([+-])(\d{2}):?(\d{2})$/.exec(tz);
+    const t = /^([+ -])(\d{2}):?(\d{2})$/.exec(tz);
     if (!t) return null;
     const oh = Number(t[2]);
     const om = Number(t[3]);

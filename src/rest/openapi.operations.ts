@@ -12,6 +12,7 @@ import type { Param } from '../domain/params/param';
 import { paramList } from '../domain/params/read';
 import type { MarketReads } from '../domain/params/reads';
 import { FORMAT } from './format';
+import { INDEX_SCHEMA } from './index.route';
 import { KEY_LIST_SCHEMA, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
 import { CANDLE_PAGE_SCHEMA } from './serializers/candle.serializer';
 import { CATALOGUE_SCHEMA, FEATURE_PAGE_SCHEMA } from './serializers/feature.serializer';
@@ -180,6 +181,16 @@ export function operations(reads: MarketReads): Operation[] {
       pathParams: [{ name: 'key_hash', schema: z.string().regex(/^[0-9a-f]{64}$/), description: 'SHA-256 hex of the key.' }],
       ok: { status: 200, description: 'The key is revoked.', schema: KEY_REVOCATION.schema },
       errors: ['KEY_NOT_FOUND'],
+    },
+    {
+      method: 'get',
+      path: '/',
+      operationId: 'index',
+      tag: 'Service',
+      summary: 'Where to go from here',
+      description: 'Links to the docs, the OpenAPI document, GraphQL and health. JSON by default; a small HTML page for Accept: text/html.',
+      security: 'public',
+      ok: { status: 200, description: 'The service and its links.', schema: INDEX_SCHEMA },
     },
     {
       method: 'get',

@@ -338,6 +338,16 @@ describe('access over REST and GraphQL', () => {
       const line = logs.split('\n').find((l) => l.includes(id));
       expect(JSON.parse(line!)).toMatchObject({ request_id: id, path: '/v1/auth/keys', status: 200 });
     });
+
+    it('when /graphql is asked, then its request line logs the full path (not the mounted router\'s "/"), without the query string', async () => {
+      const key = await srv.key('pro');
+      const post = await srv.gql(ME, undefined, key);
+      const get = await srv.rest(`/graphql?query=${encodeURIComponent('{ me { tier } }')}`, { key });
+      const lines = srv.logs().split('\n').filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+      for (const [res, method] of [[post, 'POST'], [get, 'GET']] as const) {
+        expect(lines.find((l) => l.request_id === res.headers.get('x-request-id'))).toMatchObject({ method, path: '/graphql', status: 200 });
+      }
+    });
   });
 });
 

@@ -72,6 +72,7 @@ export const CASES: RecordedCase[] = [
   { name: 'ohlcv 1d', path: ohlcv({ ...BTC_1H, timeframe: '1d', limit: 3 }) },
   { name: 'ohlcv 1m page with next_start', path: ohlcv({ symbol: 'ETH-USDT', exchange: 'spot', timeframe: '1m', start: iso(T0), limit: 5 }) },
   { name: 'ohlcv next page from an encoded next_start', path: `/v1/ohlcv?symbol=ETH-USDT&exchange=spot&timeframe=1m&limit=3&start=2024-01-01T00%3A05%3A00%2B00%3A00` },
+  { name: 'ohlcv next page from an unencoded next_start (its + read as a space)', path: `/v1/ohlcv?symbol=ETH-USDT&exchange=spot&timeframe=1m&limit=3&start=2024-01-01T00:05:00+00:00` },
   { name: 'ohlcv start equals end', path: ohlcv({ ...BTC_1H, end: iso(T0) }) },
   { name: 'ohlcv unknown symbol', path: ohlcv({ ...BTC_1H, symbol: 'NOPE-USDT' }) },
   { name: 'ohlcv whole history, default limit', path: ohlcv({ ...BTC_1H, timeframe: '4h' }) },

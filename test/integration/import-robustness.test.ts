@@ -9,6 +9,9 @@
  * - the same series imported twice at once (in-process; and, on PostgreSQL, as two `mds import`
  *   processes) ends in exactly the state one import gives: candles, rollups, features, quality.
  */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Services } from '../../src/composition';
 import { csvFile, rawFile } from '../helpers/csv';
 import { storageCases, useServices } from '../helpers/databases';
@@ -225,6 +228,25 @@ describe.each(storageCases())('corrupt imports on $name', (kase) => {
     expect(err!.message).not.toMatch(/[\u0000-\u001f\ufffd]/); // eslint-disable-line no-control-regex
     expect(err!.message.length).toBeLessThan(file.length + 400);
     expect(await snapshot(s)).toEqual(before);
+  });
+});
+
+describe('import paths that are no file', () => {
+  const services = useServices(storageCases()[0]);
+  it.each([
+    ['a missing file', () => path.join(os.tmpdir(), `mds-missing-${Date.now()}.csv`), (f: string) => `file not found: ${f}`],
+    ['a directory', () => os.tmpdir(), (f: string) => `is a directory: ${f}`],
+  ])('when the file is %s, then INVALID_IMPORT says so plainly (not Node\'s ENOENT/EISDIR text)', async (_what, file, message) => {
+    const f = file();
+    for (const run of [() => services().importer.importCandles(BTC, '1m', f), () => services().importer.importFunding(BTC, f)]) {
+      await expect(run()).rejects.toMatchObject({ code: 'INVALID_IMPORT', message: message(f) });
+    }
+  });
+
+  it('when `mds import candles` names a missing file, then it exits 1 with that one line', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mds-cli-'));
+    const r = await runMds(['import', 'candles', '--exchange', 'perp', '--symbol', 'BTC-USDT', '--timeframe', '1m', '--file', 'x.csv'], { DATA_DIR: path.join(dir, 'data') });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 1, stderr: 'mds import candles: file not found: x.csv\n' });
   });
 });
 

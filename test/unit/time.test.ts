@@ -13,11 +13,15 @@ describe('parseTimestamp', () => {
     ['2023-12-31T19:00:00-05:00', Date.UTC(2024, 0, 1)],
     ['2024-01-01T00:00:00+0000', Date.UTC(2024, 0, 1)],
     ['2024-02-29', Date.UTC(2024, 1, 29)],
+    // A `+` decoded as a space (an unencoded next_start in a URL)
+    ['2024-01-01T02:00:00 02:00', Date.UTC(2024, 0, 1)],
+    ['2024-01-01T00:00:00 00:00', Date.UTC(2024, 0, 1)],
+    ['2024-01-01 00:00:00 0000', Date.UTC(2024, 0, 1)],
   ])('when given %s, then it is %d ms', (input, ms) => {
     expect(parseTimestamp(input)).toBe(ms);
   });
 
-  it.each(['', 'yesterday', '2024-02-30', '2023-02-29', '2024-13-01', '2024-01-01T24:00:00Z', '2024-01-01T00:60Z', '1e12', '-5', '2024-1-1', '12345678901234567'])(
+  it.each(['', 'yesterday', '2024-02-30', '2023-02-29', '2024-13-01', '2024-01-01T24:00:00Z', '2024-01-01T00:60Z', '1e12', '-5', '2024-1-1', '12345678901234567', '2024-01-01T00:00:00  00:00', '2024-01-01 02:00:00 2'])(
     'when given "%s", then it is invalid (null)',
     (input) => {
       expect(parseTimestamp(input)).toBeNull();
