@@ -10,8 +10,10 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import {
   GraphQLError,
   Kind,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
@@ -162,6 +164,19 @@ function measure(set: SelectionSetNode | undefined, w: Walk, seen: Set<string>):
   return [depth, cost];
 }
 
+/** Depth and cost of one operation of `document`, its variables given, at `nowMs`. */
+export function measureOperation(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  nowMs: number,
+): { depth: number; cost: number } {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const [depth, cost] = measure(operation.selectionSet, { fragments, variables, measured: new Map(), nowMs }, new Set());
+  return { depth, cost };
+}
+
 /** Measure every operation before it runs; `clock` is the service's (tests inject one). */
 export function complexityPlugin(clock: () => number): ApolloServerPlugin<GqlContext> {
   return {
@@ -169,9 +184,7 @@ export function complexityPlugin(clock: () => number): ApolloServerPlugin<GqlCon
       return {
         async didResolveOperation({ document, operation, request, contextValue }) {
           if (!operation) return;
-          const fragments = new Map<string, FragmentDefinitionNode>();
-          for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-          const [depth, cost] = measure(operation.selectionSet, { fragments, variables: request.variables ?? {}, measured: new Map(), nowMs: clock() }, new Set());
+          const { depth, cost } = measureOperation(document, operation, request.variables ?? {}, clock());
           if (depth > MAX_DEPTH || cost > MAX_COST) {
             const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
             throw new GraphQLError(`query too complex: ${why}; split it into smaller requests`, {

@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
+import type { Json } from '../helpers/json';
 
 const ME = '{ me { tier keyHint quota { dayRemaining minuteRemaining } } }';
 const T = Date.UTC(2026, 2, 10, 12, 30, 18); // 42 s before the next minute
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (r: Response) => (await r.json()) as Json;
 
 describe('access over REST and GraphQL', () => {

@@ -8,8 +8,8 @@ import { formatFloat } from '../../src/domain/decimal';
 import { FeaturesRepository } from '../../src/db/features.repository';
 import { HOUR, HOURS, T0, iso, loadFixtures, perpClose, rateAt } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
+import type { Json } from '../helpers/json';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const NOW = T0 + 900 * HOUR + 30_000;
 const ts = (ms: number) => iso(ms).slice(0, 19) + '+00:00';
 const ALL = ['rsi_9', 'rsi_14', 'rsi_21', 'macd', 'macd_signal', 'macd_histogram', 'bb_upper', 'bb_middle', 'bb_lower', 'bb_width', 'bb_pct', 'atr_14', 'vwap_20', 'twap_20', 'price_vs_vwap_20'];

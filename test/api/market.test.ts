@@ -5,20 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import { FIXTURE_SYMBOLS, HOUR, HOURS, MINUTE, MINUTES, T0, iso, loadFixtures, minuteClose, perpClose, rateAt, spotClose } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { freshPostgres, serviceUrl } from '../helpers/services';
+import { databases, type FreshDatabase } from '../helpers/services';
+import type { Json } from '../helpers/json';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const NOW = T0 + 900 * HOUR + 30_000;
 const DAY = 86_400_000;
 const ts = (ms: number) => iso(ms).slice(0, 19) + '+00:00';
 
-const pg = serviceUrl('DATABASE_URL');
-const storages: Array<[string, () => Promise<{ url: string; drop(): Promise<void> } | null>]> = [['pglite', async () => null]];
-if (pg) storages.push(['postgres', () => freshPostgres(pg)]);
 
-describe.each(storages)('market data on %s', (_name, makeDb) => {
+describe.each(databases())('market data on %s', (_name, makeDb) => {
   let srv: TestServer;
-  let db: { url: string; drop(): Promise<void> } | null;
+  let db: FreshDatabase | null;
   let pro: string;
   let free: string;
   let scale: string;

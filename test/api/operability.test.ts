@@ -8,6 +8,7 @@ import { operations } from '../../src/rest/openapi';
 import { privateRedis } from '../helpers/processes';
 import { describeWith } from '../helpers/services';
 import { manualClock, startTestServer, type Json, type TestServer } from '../helpers/server';
+import { pollUntil } from '../helpers/wait';
 
 type Doc = Json;
 
@@ -211,14 +212,13 @@ describe('GET /metrics', () => {
     await fetch(`${srv.url}/no/such/path/${Math.random()}`);
 
     // The quality job's first run starts with the server; wait for it to be counted.
-    let res = await fetch(`${srv.url}/metrics`);
-    for (let i = 0; i < 300 && sample(await res.clone().text(), 'mds_job_runs_total', { job: 'quality', outcome: 'ok' }) === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await fetch(`${srv.url}/metrics`);
-    }
+    const scrape = async () => {
+      const r = await fetch(`${srv.url}/metrics`);
+      return { res: r, text: await r.text() };
+    };
+    const { res, text } = await pollUntil(scrape, (s) => sample(s.text, 'mds_job_runs_total', { job: 'quality', outcome: 'ok' }) !== undefined, { withinMs: 30_000 });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    const text = await res.text();
     expect(sample(text, 'mds_http_requests_total', { route: '/v1/ohlcv', status: '200', method: 'GET' })).toBe(1);
     expect(sample(text, 'mds_http_requests_total', { route: '/v1/ohlcv', status: '400' })).toBe(1);
     expect(sample(text, 'mds_http_requests_total', { route: '/v1/features/available', status: '429' })).toBe(1);

@@ -4,8 +4,8 @@
  */
 import { csvFile } from '../helpers/csv';
 import { startTestServer, type TestServer } from '../helpers/server';
+import type { Json } from '../helpers/json';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const H = 3_600_000;
 const NOW = Date.UTC(2026, 0, 8, 0, 10);
 const START = Date.UTC(2026, 0, 1, 1); // first whole hour of the 7-day window

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { HOUR, T0, loadFixtures } from '../helpers/fixtures';
 import { keepAliveAgent, rawRequest, type RawResponse } from '../helpers/http-client';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { freshPostgres, serviceUrl } from '../helpers/services';
+import { databases, type FreshDatabase } from '../helpers/services';
 import { CASES, type CaseContext, type KeyKind, type RecordedCase } from './recorded-responses.cases';
 
 const FILE = path.join(__dirname, '..', 'fixtures', 'recorded-responses.json');
@@ -75,15 +75,12 @@ function record(c: RecordedCase, request: string, res: RawResponse): Recorded {
   return out;
 }
 
-const pg = serviceUrl('DATABASE_URL');
-const storages: Array<[string, () => Promise<{ url: string; drop(): Promise<void> } | null>]> = [['pglite', async () => null]];
-if (pg) storages.push(['postgres', () => freshPostgres(pg)]);
 
 const recording: Recorded[] = RECORD ? [] : (JSON.parse(readFileSync(FILE, 'utf8')) as Recorded[]);
 
-describe.each(storages)('recorded responses on %s', (storage, makeDb) => {
+describe.each(databases())('recorded responses on %s', (storage, makeDb) => {
   let srv: TestServer;
-  let db: { url: string; drop(): Promise<void> } | null;
+  let db: FreshDatabase | null;
   const agent = keepAliveAgent();
   const got: Recorded[] = [];
   const send = (r: Parameters<typeof rawRequest>[1]) => rawRequest(srv.url, r, agent);

@@ -6,24 +6,17 @@
  * Needs /usr/bin/chromium (CHROMIUM_PATH to override): .ci/run installs it; elsewhere the
  * test skips with the reason, or fails under REQUIRE_SERVICES=1.
  */
-import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { REQUIRE_SERVICES } from '../helpers/services';
+import { describeWith } from '../helpers/services';
 import { startTestServer, type TestServer } from '../helpers/server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && REQUIRE_SERVICES) throw new Error(`REQUIRE_SERVICES=1 but no chromium at ${CHROMIUM} (apt-get install chromium)`);
-if (!available) console.warn(`[skip] no chromium at ${CHROMIUM}: the docs page browser test is skipped`);
-const describeBrowser = available ? describe : describe.skip;
-
-describeBrowser('the docs page in headless chromium', () => {
+describeWith('CHROMIUM', 'the docs page in headless chromium', (chromiumPath) => {
   let srv: TestServer;
   let browser: Browser;
   beforeAll(async () => {
     srv = await startTestServer({ env: { SEED_DEMO: 'true' } });
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumPath,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   }, 180_000);

@@ -8,6 +8,9 @@ import { createLogger } from '../../src/logger';
 import { startServer, type RunningServer } from '../../src/server';
 import type { Tier } from '../../src/domain/tiers';
 import { testConfig } from './config';
+import type { Json } from './json';
+
+export type { Json };
 
 export interface TestServer extends RunningServer {
   /** Everything the server logged, as text. */
@@ -19,8 +22,6 @@ export interface TestServer extends RunningServer {
   getJson(path: string, key: string): Promise<{ status: number; headers: Headers; body: Json }>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Json = Record<string, any>;
 
 export interface TestServerOptions {
   env?: Record<string, string | undefined>;

@@ -1,28 +1,65 @@
 /**
- * Real databases for tests. PGlite (in memory) always; a PostgreSQL server when DATABASE_URL
- * is set, each test file in a database of its own created on that server. Without
- * DATABASE_URL the PostgreSQL cases skip with a visible reason, unless REQUIRE_SERVICES=1
- * (CI), where a missing service fails the run.
+ * What a test needs from the machine, and the one way a test skips without it. PGlite (in
+ * memory) always runs; a PostgreSQL server (DATABASE_URL, each test file in a database of its
+ * own created on it), Redis (REDIS_URL) and a chromium binary (CHROMIUM_PATH, default
+ * /usr/bin/chromium) are used when present. Missing, the tests that need them are skipped with
+ * a visible `[skip]` line, unless REQUIRE_SERVICES=1 (CI), where a missing one fails the run.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
-export function serviceUrl(name: 'DATABASE_URL' | 'REDIS_URL'): string | undefined {
-  const url = process.env[name];
-  if (!url) {
-    if (REQUIRE_SERVICES) throw new Error(`REQUIRE_SERVICES=1 but ${name} is not set`);
-    console.warn(`[skip] ${name} is unset: tests that need it are skipped`);
+export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM';
+
+const find: Record<Requirement, () => string | undefined> = {
+  DATABASE_URL: () => process.env.DATABASE_URL || undefined,
+  REDIS_URL: () => process.env.REDIS_URL || undefined,
+  CHROMIUM: () => {
+    const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+    return existsSync(path) ? path : undefined;
+  },
+};
+
+const how: Record<Requirement, string> = {
+  DATABASE_URL: 'DATABASE_URL is unset',
+  REDIS_URL: 'REDIS_URL is unset',
+  CHROMIUM: `no chromium at ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'} (apt-get install chromium, or set CHROMIUM_PATH)`,
+};
+
+/** The service's URL (or chromium's path), or undefined with a `[skip]` warning; REQUIRE_SERVICES=1 turns the warning into a failure. */
+export function serviceUrl(name: Requirement): string | undefined {
+  const value = find[name]();
+  if (value === undefined) {
+    if (REQUIRE_SERVICES) throw new Error(`REQUIRE_SERVICES=1 but ${how[name]}`);
+    console.warn(`[skip] ${how[name]}: tests that need it are skipped`);
   }
-  return url || undefined;
+  return value;
 }
 
-/** `describe` when the service URL is set, otherwise a visibly skipped block. */
-export function describeWith(name: 'DATABASE_URL' | 'REDIS_URL', title: string, fn: (url: string) => void): void {
-  const url = serviceUrl(name);
-  if (url) describe(title, () => fn(url));
-  else describe.skip(`${title} (skipped: ${name} unset)`, () => it('needs a service', () => undefined));
+/** `describe` when every requirement is met (its values handed to `fn` in order), otherwise a visibly skipped block. */
+export function describeWith(needs: Requirement | Requirement[], title: string, fn: (...values: string[]) => void): void {
+  const list = Array.isArray(needs) ? needs : [needs];
+  const values = list.map(serviceUrl);
+  if (values.every((v) => v !== undefined)) describe(title, () => fn(...(values as string[])));
+  else describe.skip(`${title} (skipped: ${list.filter((_, i) => values[i] === undefined).join(', ')} missing)`, () => it('needs a service', () => undefined));
+}
+
+export interface FreshDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * The databases a server-level suite runs on: the embedded one always (null: PGlite in
+ * memory), and a fresh database on the PostgreSQL server when DATABASE_URL is set.
+ */
+export function databases(): Array<[name: 'pglite' | 'postgres', make: () => Promise<FreshDatabase | null>]> {
+  const server = serviceUrl('DATABASE_URL');
+  const out: Array<['pglite' | 'postgres', () => Promise<FreshDatabase | null>]> = [['pglite', async () => null]];
+  if (server) out.push(['postgres', () => freshPostgres(server)]);
+  return out;
 }
 
 function withDatabase(url: string, db: string): string {
@@ -32,7 +69,7 @@ function withDatabase(url: string, db: string): string {
 }
 
 /** Create an empty database on the server of `serverUrl`; returns its URL and a dropper. */
-export async function freshPostgres(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgres(serverUrl: string): Promise<FreshDatabase> {
   const name = `mds_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();

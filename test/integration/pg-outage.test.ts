@@ -18,6 +18,7 @@
  */
 import { csvFile } from '../helpers/csv';
 import { manualClock, startTestServer, type Json, type TestServer } from '../helpers/server';
+import { pause, pollUntil } from '../helpers/wait';
 import { describeWith, freshPostgres } from '../helpers/services';
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy';
 
@@ -41,7 +42,6 @@ interface Outcome {
   body: Json;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describeWith('DATABASE_URL', 'PostgreSQL down under a running server', (serverUrl) => {
   const redisUrl = process.env.REDIS_URL || undefined;
@@ -93,15 +93,12 @@ describeWith('DATABASE_URL', 'PostgreSQL down under a running server', (serverUr
   }
 
   /** Poll until every kind answers 200 (the service recovered by itself), at most `ms`. */
-  async function recovered(ms: number): Promise<Outcome[]> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const all = await Promise.all((['rest', 'gql', 'health', 'keys', 'quality'] as const).map(call));
-      const ok = all.every((o) => o.status === 200 && !o.body.errors);
-      if (ok || Date.now() > deadline) return all;
-      await sleep(100);
-    }
-  }
+  const recovered = (ms: number): Promise<Outcome[]> =>
+    pollUntil(
+      () => Promise.all((['rest', 'gql', 'health', 'keys', 'quality'] as const).map(call)),
+      (all) => all.every((o) => o.status === 200 && !o.body.errors),
+      { withinMs: ms },
+    );
 
   beforeAll(async () => {
     db = await freshPostgres(serverUrl);
@@ -145,10 +142,10 @@ describeWith('DATABASE_URL', 'PostgreSQL down under a running server', (serverUr
       while (running) outcomes.push(await call(kind));
     };
     const workers = [worker('rest'), worker('rest'), worker('rest'), worker('gql'), worker('gql'), worker('health')];
-    await sleep(300);
+    await pause(300);
     const cutAt = Date.now();
     await proxy.cut();
-    await sleep(1_500);
+    await pause(1_500);
     running = false;
     await Promise.all(workers);
 
@@ -201,8 +198,6 @@ describeWith('DATABASE_URL', 'PostgreSQL down under a running server', (serverUr
     await proxy.restore();
     for (const o of await recovered(10_000)) expectServed(o);
     // Connections given up on were closed by the server: at most the pool stays open.
-    const deadline = Date.now() + 5_000;
-    while (proxy.openConnections() > POOL_SIZE && Date.now() < deadline) await sleep(100);
-    expect(proxy.openConnections()).toBeLessThanOrEqual(POOL_SIZE);
+    expect(await pollUntil(async () => proxy.openConnections(), (n) => n <= POOL_SIZE, { withinMs: 5_000 })).toBeLessThanOrEqual(POOL_SIZE);
   }, 30_000);
 });

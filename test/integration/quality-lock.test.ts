@@ -4,15 +4,14 @@
 import { openServices, type Services } from '../../src/composition';
 import { LOCK_KEYS } from '../../src/db/locks.repository';
 import { testConfig } from '../helpers/config';
-import { freshPostgres, serviceUrl } from '../helpers/services';
+import { describeWith, freshPostgres, type FreshDatabase } from '../helpers/services';
 import pg from 'pg';
 
-const url = serviceUrl('DATABASE_URL');
-(url ? describe : describe.skip)('quality job lock on PostgreSQL', () => {
-  let db: { url: string; drop(): Promise<void> };
+describeWith('DATABASE_URL', 'quality job lock on PostgreSQL', (url) => {
+  let db: FreshDatabase;
   let s: Services;
   beforeAll(async () => {
-    db = await freshPostgres(url!);
+    db = await freshPostgres(url);
     s = await openServices(testConfig({ DATABASE_URL: db.url }));
   });
   afterAll(async () => {
