@@ -23,6 +23,14 @@ function jsonSchema(schema: z.ZodType): Json {
   return rest;
 }
 
+const TAGS: Record<Operation['tag'], string> = {
+  'Market data': 'Candles, funding, one field across symbols, and what markets exist.',
+  Features: 'Pre-computed technical, funding and premium features, and their catalogue.',
+  Quality: 'The Data Quality Score of each market and timeframe.',
+  Keys: 'API keys: creation (admin), listing and revocation.',
+  Service: 'The index, health, this document, metrics and GraphQL.',
+};
+
 /** Operations that take X-API-Key: metered, with the rate-limit headers. */
 const keyed = (s: Security) => s === 'apiKey' || s === 'pageOrApiKey';
 const KEY_CODES: ErrorCode[] = ['UNAUTHORIZED', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE', 'DATABASE_ERROR'];
@@ -112,6 +120,15 @@ function errorResponses(op: Operation): Record<string, Json> {
       },
     };
   }
+  // Any route: node:http itself refuses a request whose head is over 16 KB (431) or malformed
+  // (400), with the envelope, before the route sees it.
+  if (!Object.keys(out).some((status) => status.startsWith('4'))) {
+    out['4XX'] = {
+      description: 'The request itself is malformed: headers over 16 KB (431) or a bad request line (400).',
+      headers: REQUEST_ID,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
   return out;
 }
 
@@ -161,11 +178,12 @@ export function openApiDocument(reads: MarketReads, version: string): Json {
     info: {
       title: 'Market Data API',
       version,
+      license: { name: 'Proprietary: for the subscribers of a plan', identifier: 'LicenseRef-Proprietary' },
       description:
         'OHLCV candles, funding rates, pre-computed features and data quality for crypto quants. Decimals are strings; times are ISO 8601 UTC. Every data request needs X-API-Key; every authenticated response carries the rate-limit headers.',
     },
     servers: [{ url: '/', description: 'This server' }],
-    tags: ['Market data', 'Features', 'Quality', 'Keys', 'Service'].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: { Error: jsonSchema(ENVELOPE), GraphQLErrors: jsonSchema(GRAPHQL_ERRORS) },
