@@ -1,5 +1,5 @@
 /**
- * Access-path benchmark (issue: access). GET /v1/features/available through the whole
+ * Access-path benchmark. GET /v1/features/available through the whole
  * gateway (request id, CORS, API-key auth with its cache, Redis quota script, rate-limit
  * headers, JSON log line) against a bare Express 5 route returning the same body, side by
  * side in one run, alternating.

@@ -1,5 +1,5 @@
 /**
- * Features and quality benchmark (issue: features and quality), on a PostgreSQL server:
+ * Features and quality benchmark, on a PostgreSQL server:
  *  1. Full technical-feature computation for one series of 525,600 1m candles (a year):
  *     time and peak RSS of the computing process; then 60 candles appended and the
  *     incremental recompute timed.

@@ -1,5 +1,5 @@
 /**
- * Import benchmark (issue: foundation). 1,000,000 1m candles into PostgreSQL:
+ * Import benchmark. 1,000,000 1m candles into PostgreSQL:
  *   A) psql `\copy` of the same rows straight into the candles table (the floor),
  *   B) `mds import candles` as a user runs it (validation + COPY + upsert logic, then rollups),
  * side by side, alternating, on a fresh database; B's peak RSS from /usr/bin/time.

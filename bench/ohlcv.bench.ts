@@ -1,5 +1,5 @@
 /**
- * /v1/ohlcv benchmark (issue: market data), on a PostgreSQL server:
+ * /v1/ohlcv benchmark, on a PostgreSQL server:
  *  1. GET /v1/ohlcv limit=10000 (1m) through the whole gateway vs a floor server running the
  *     same SQL with pg and building the same JSON bytes by hand (bench/floor-server.ts);
  *     the bytes are checked equal first. p50/p99 of sequential requests, alternating.

@@ -1,5 +1,5 @@
 /**
- * Soak (issue: operability), on a PostgreSQL server with Redis quotas: the gateway as a
+ * Soak, on a PostgreSQL server with Redis quotas: the gateway as a
  * separate process with the demo data, and from this process a steady mixed load for
  * --minutes (default 10) at --rate requests/s over --connections:
  *   /v1/ohlcv (1m, 1,000 rows), /v1/funding normalized, /v1/features (6 features, 1h),

@@ -1,4 +1,4 @@
-/** The plans. Limits live in the tier policy (access issue); here only the names. */
+/** The plans' names. Their limits are the table in tier-limits.ts, applied by services/tier-policy.ts. */
 export const TIERS = ['free', 'pro', 'scale'] as const;
 export type Tier = (typeof TIERS)[number];
 

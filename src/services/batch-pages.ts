@@ -12,6 +12,12 @@ export function page<Row extends { time: string }>(rows: Row[], limit: number): 
   return { count: rows.length, nextStart: null, data: rows };
 }
 
+/** The page of one request through a batch reader (what a REST route asks for). */
+export async function onePage<Q, Row>(request: Q, pages: (requests: Q[]) => Promise<Array<Page<Row>>>): Promise<{ request: Q; page: Page<Row> }> {
+  const [first] = await pages([request]);
+  return { request, page: first };
+}
+
 export interface BatchSpec<Q, Row> {
   /** Series id of the request's market; undefined when the market does not exist. */
   idOf(q: Q): number | undefined;

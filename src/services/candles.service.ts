@@ -6,7 +6,7 @@ import type { RawParams } from '../domain/params/param';
 import type { MarketReads } from '../domain/params/reads';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
-import { batchPages } from './batch-pages';
+import { batchPages, onePage } from './batch-pages';
 import type { TierPolicy } from './tier-policy';
 
 export class CandlesService {
@@ -28,9 +28,7 @@ export class CandlesService {
 
   /** One validated page: what GET /v1/ohlcv serves. */
   async page(caller: Principal, raw: RawParams): Promise<{ request: CandleRequest; page: Page<Candle> }> {
-    const request = this.parseRequest(caller, raw);
-    const [page] = await this.pages([request]);
-    return { request, page };
+    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. Closed candles only. */

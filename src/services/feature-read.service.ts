@@ -12,7 +12,7 @@ import type { RawParams } from '../domain/params/param';
 import type { MarketReads } from '../domain/params/reads';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
-import { batchPages, page } from './batch-pages';
+import { batchPages, onePage, page } from './batch-pages';
 import type { TierPolicy } from './tier-policy';
 
 export class FeatureReadService {
@@ -53,9 +53,7 @@ export class FeatureReadService {
   }
 
   async page(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<FeatureRow> }> {
-    const request = this.parseRequest(caller, raw);
-    const [p] = await this.pages([request]);
-    return { request, page: p };
+    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. */

@@ -10,7 +10,7 @@ import type { RawParams } from '../domain/params/param';
 import type { MarketReads } from '../domain/params/reads';
 import type { Venues } from '../domain/venues';
 import type { Principal } from './access/principal';
-import { batchPages } from './batch-pages';
+import { batchPages, onePage } from './batch-pages';
 import type { TierPolicy } from './tier-policy';
 
 export class FundingService {
@@ -30,9 +30,7 @@ export class FundingService {
   }
 
   async page(caller: Principal, raw: RawParams): Promise<{ request: FundingRequest; page: Page<FundingRate> }> {
-    const request = this.parseRequest(caller, raw);
-    const [page] = await this.pages([request]);
-    return { request, page };
+    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
   }
 
   async pages(requests: readonly FundingRequest[]): Promise<Array<Page<FundingRate>>> {
