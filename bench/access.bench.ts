@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const db = await benchDatabase();
   const env = gatewayEnv(db.url);
   const services = await openServices(loadConfig(env));
-  const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
+  const { key } = await services.keys.create({ userId: BENCH_USER, tier: 'scale', label: null });
   await services.close();
   const gateway = await startProcess('src/server.js', env, '/health');
   const bare = await startProcess('bench/bare-server.js', {}, PATH);

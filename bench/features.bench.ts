@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       { run: 'incremental (60 appended)', 'rows written': inc.rows, ms: inc.ms, 'peak RSS MB': inc.maxRssMb },
     ]);
 
-    const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
+    const { key } = await services.keys.create({ userId: BENCH_USER, tier: 'scale', label: null });
     await services.close();
     const gateway = await startProcess('src/server.js', { ...env, QUALITY_INTERVAL: '24h' }, '/health');
     try {

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const env = gatewayEnv(db.url);
   execFileSync(process.execPath, [path.join(ROOT, 'bin', 'mds.js'), 'seed-demo'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const services = await openServices(loadConfig(env));
-  const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
+  const { key } = await services.keys.create({ userId: BENCH_USER, tier: 'scale', label: null });
   const seriesId = (await services.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!;
   const first = (await services.store.candles.firstOpen(seriesId, '1m'))!;
   await services.close();

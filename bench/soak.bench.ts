@@ -66,8 +66,8 @@ async function main(): Promise<void> {
   const env = { ...gatewayEnv(db.url), SEED_DEMO: 'true', LOG_LEVEL: 'warn', METRICS_TOKEN: 'soak' };
   const gateway = await startProcess('src/server.js', env, '/health');
   const services = await openServices(loadConfig(env));
-  const { key } = await services.keys.create({ user_id: BENCH_USER, tier: 'scale' });
-  const { key: freeKey } = await services.keys.create({ user_id: BENCH_USER, tier: 'free' });
+  const { key } = await services.keys.create({ userId: BENCH_USER, tier: 'scale', label: null });
+  const { key: freeKey } = await services.keys.create({ userId: BENCH_USER, tier: 'free', label: null });
   const now = services.clock();
   await services.close();
 

@@ -7,11 +7,10 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
 import { openServices, type Services } from './composition';
 import { migrate } from './db/migrator';
-import { AppError } from './domain/errors';
-import { SYMBOL } from './domain/params/market-params';
+import { SYMBOL, TIMEFRAME } from './domain/params/market-params';
 import { parseValue } from './domain/params/param';
-import { isCandleTimeframe } from './domain/timeframe';
 import { NEW_API_KEY } from './rest/serializers/api-key.serializer';
+import { parseNewKeyBody } from './rest/serializers/new-key.body';
 
 interface Command {
   usage: string;
@@ -39,8 +38,7 @@ const COMMANDS: Record<string, Command> = {
       file: { type: 'string', required: true, help: 'path of the CSV file' },
     },
     async run(s, o) {
-      const tf = String(o.timeframe);
-      if (!isCandleTimeframe(tf)) throw new AppError('INVALID_TIMEFRAME', `timeframe "${tf}" is not one of 1m, 5m, 15m, 1h, 4h, 1d`);
+      const tf = parseValue(TIMEFRAME, String(o.timeframe));
       const market = { exchange: String(o.exchange), symbol: parseValue(SYMBOL, String(o.symbol)) };
       return s.recompute.forSymbol(market.symbol, async () => {
         const t0 = performance.now();
@@ -93,7 +91,7 @@ const COMMANDS: Record<string, Command> = {
       tier: { type: 'string', required: true, help: 'free, pro or scale' },
       label: { type: 'string', help: 'free-form name, at most 100 characters' },
     },
-    run: async (s, o) => NEW_API_KEY.render(await s.keys.create({ user_id: o['user-id'], tier: o.tier, label: o.label })),
+    run: async (s, o) => NEW_API_KEY.render(await s.keys.create(parseNewKeyBody({ user_id: o['user-id'], tier: o.tier, label: o.label }))),
   },
 };
 

@@ -47,7 +47,7 @@ const schema = z
       message: 'must be a postgres:// or postgresql:// URL',
     }),
     // At least 3: a lock holder (the quality job, an import under its symbol lock) keeps one
-    // connection while the work uses up to two more (the feature engine reads a chunk while it
+    // connection while the work uses up to two more (the feature precompute reads a chunk while it
     // writes the previous one).
     DATABASE_POOL_SIZE: z.coerce.number().int().min(3).max(200).default(10),
     // Bounded waits on PostgreSQL, so a server that is down or silent gives a quick 503.

@@ -52,7 +52,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       // Embedded mode only: there the CLI cannot reach DATA_DIR while the server runs, so
       // without this key a fresh install could not be queried. With PostgreSQL, use the CLI.
       if (!config.databaseUrl) {
-        demoKey = (await services.keys.create({ user_id: DEMO_USER_ID, tier: 'pro', label: 'demo key (first start)' })).key;
+        demoKey = (await services.keys.create({ userId: DEMO_USER_ID, tier: 'pro', label: 'demo key (first start)' })).key;
       }
     }
   } catch (err) {
@@ -67,6 +67,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       access: services.access,
       limitField: createFieldLimiter(services.quotaStore, services.clock),
       loaders: services,
+      reads: services.reads,
       clock: services.clock,
     });
   } catch (err) {

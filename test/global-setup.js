@@ -12,5 +12,11 @@ module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, '..');
   const run = (script, args) => execFileSync(process.execPath, [script, ...args], { cwd: root, stdio: 'inherit' });
   if (!existsSync(path.join(root, 'src', 'generated', 'prisma'))) run(path.join(root, 'scripts', 'prisma-generate.js'), []);
-  run(require.resolve('typescript/bin/tsc'), ['-b', 'tsconfig.build.json']);
+  try {
+    run(require.resolve('typescript/bin/tsc'), ['-b', 'tsconfig.build.json']);
+  } catch {
+    // tsc still writes dist/ when it finds type errors; the type-check is `npm test`'s own
+    // step, so a single test file runs meanwhile.
+    process.stderr.write('\nglobal setup: dist/ was built with type errors (above); tests go on\n');
+  }
 };

@@ -1,6 +1,6 @@
 /**
  * Candles: the hot page read (every value rendered by PostgreSQL, bench/README.md), coverage,
- * bulk upserts at COPY speed, rollups, the history the feature engine computes on, and the
+ * bulk upserts at COPY speed, rollups, the history the feature precompute computes on, and the
  * candle reads behind the quality score.
  *
  * Page reads take a list of series, so one statement serves one REST request or a whole
@@ -24,7 +24,7 @@ CROSS JOIN LATERAL (
   ORDER BY time LIMIT $5
 ) c`;
 
-/** Candles of one series as floats, oldest first (the feature engine's input). */
+/** Candles of one series as floats, oldest first (the feature precompute's input). */
 export interface CandleHistory {
   time: number[];
   open: number[];
@@ -191,7 +191,7 @@ export class CandlesRepository {
     return b.basis;
   }
 
-  // ---- the feature engine's reads -----------------------------------------------------------
+  // ---- the feature precompute's reads -----------------------------------------------------------
 
   /** Time of the candle `lookback` bars before `fromMs` (null when fewer exist). */
   async lookbackStart(seriesId: number, timeframe: CandleTimeframe, fromMs: number, lookback: number): Promise<number | null> {

@@ -1,6 +1,6 @@
 /**
  * Pre-computed features, wide (one column per catalogue name): the page reads served by the
- * API, the technical rows the feature engine writes at COPY speed, and the funding/premium
+ * API, the technical rows the feature precompute writes at COPY speed, and the funding/premium
  * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
 import { formatFloat } from '../domain/decimal';

@@ -103,19 +103,8 @@ export function computeQuality(q: QualityInput): QualityResult {
   return { gapRate, anomaly, consistency, freshness, dqs, expected, present: have, missing };
 }
 
-/** A stored score: the job's result for one series and timeframe, as numbers. */
-export interface StoredQuality {
-  timeframe: CandleTimeframe;
-  computedAt: number;
-  dqs: number;
-  gapRate: number;
-  anomaly: number;
-  consistency: number;
-  freshness: number;
-  expected: number;
-  present: number;
-  missing: Array<[number, number]>;
-}
+/** A stored score: the job's result for one series and timeframe, and when it ran. */
+export type StoredQuality = QualityResult & { timeframe: CandleTimeframe; computedAt: number };
 
 export interface TimeInterval {
   start: string;

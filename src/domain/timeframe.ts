@@ -19,10 +19,6 @@ export const TIMEFRAME_MS: Record<CandleTimeframe, number> = {
 /** Funding settles every hour: one funding row, and one `funding` feature row, per hour. */
 export const FUNDING_INTERVAL_MS = 3_600_000;
 
-export function isCandleTimeframe(v: string): v is CandleTimeframe {
-  return (CANDLE_TIMEFRAMES as readonly string[]).includes(v);
-}
-
 /** Open time of the bucket of `tf` that contains `ms`. */
 export function bucketStart(ms: number, tf: CandleTimeframe): number {
   const p = TIMEFRAME_MS[tf];

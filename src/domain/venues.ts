@@ -20,10 +20,6 @@ export class Venues {
     this.optionalExchange = exchangeParam([perp, spot], false);
   }
 
-  get all(): string[] {
-    return [this.perp, this.spot];
-  }
-
   /** The venue named by `text` (case-insensitive), or INVALID_EXCHANGE. */
   parseExchange(text: string): string {
     return parseValue(this.exchange, text);

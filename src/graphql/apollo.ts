@@ -10,6 +10,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError, isAppError } from '../domain/errors';
+import type { MarketReads } from '../domain/params/reads';
 import type { AccessService, Admission } from '../services/access/access.service';
 import { admitRequest } from '../transport/access.middleware';
 import { recordRequestError, toAppError } from '../transport/client-errors';
@@ -26,7 +27,8 @@ export interface GraphQLDeps {
   limitField: FieldLimiter;
   /** The services the per-request DataLoaders batch reads through. */
   loaders: LoaderServices;
-  /** The clock the cost rules read (a funding field's default end is now). */
+  /** The reads (the cost rules take their bounds) and the clock (a funding window's default end is now). */
+  reads: MarketReads;
   clock: () => number;
 }
 
@@ -120,7 +122,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       // Analysts' Sandbox: the page loads Apollo's assets in the browser; the server needs no internet.
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestIdPlugin(),
-      complexityPlugin(deps.clock),
+      complexityPlugin(deps.reads, deps.clock),
       // No HTTP caching of GraphQL here; the cache-control plugin would instrument every field.
       ApolloServerPluginCacheControlDisabled(),
     ],

@@ -1,9 +1,10 @@
 /**
  * Depth and cost limits: a document that would do unbounded work is refused before
- * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus the rows a
- * data field may return, per 100 (candles: its limit; funding: the funding hours of its
- * window, up to now when it has no end; features and multiAsset: a full page), plus one per
- * symbol of multiAsset; a field under `markets` counts once per market (estimated).
+ * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus, for a data
+ * field, the rows its read can return per 100 and the symbols its arguments name (the read's
+ * `bounds`, domain/params/reads.ts: candles their limit, funding the funding hours of the
+ * window up to the server's now, features and multiAsset a full page); a field under
+ * `markets` counts once per market (estimated).
  * Introspection (__schema, __type) is bounded by the schema and not counted.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
@@ -18,9 +19,9 @@ import {
   type ValueNode,
 } from 'graphql';
 import { AppError } from '../domain/errors';
-import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../domain/params/market-params';
-import { parseTimestamp } from '../domain/time';
-import { FUNDING_INTERVAL_MS } from '../domain/timeframe';
+import { MAX_ROWS } from '../domain/params/market-params';
+import type { MarketReads } from '../domain/params/reads';
+import { rawOf } from './args';
 import type { GqlContext } from './context';
 
 export const MAX_DEPTH = 10;
@@ -76,64 +77,39 @@ interface Walk {
   measured: Map<string, [number, number]>;
   /** Now, for a window without an end. */
   nowMs: number;
+  reads: MarketReads;
 }
 
-function intArg(field: FieldNode, name: string, w: Walk): number | undefined {
-  const arg = field.arguments?.find((a) => a.name.value === name);
-  if (!arg) return undefined;
-  const v: ValueNode = arg.value;
-  if (v.kind === Kind.INT) return Number(v.value);
-  if (v.kind === Kind.VARIABLE) {
-    const x = w.variables[v.name.value];
-    return typeof x === 'number' ? x : undefined;
+/** An argument's value as the resolver would get it (variables substituted), for the bounds. */
+function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
+  switch (node.kind) {
+    case Kind.VARIABLE:
+      return variables[node.name.value];
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(node.value);
+    case Kind.STRING:
+    case Kind.ENUM:
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.LIST:
+      return node.values.map((v) => valueOf(v, variables));
+    default:
+      return null;
   }
-  return undefined;
 }
 
-function listLength(field: FieldNode, name: string, w: Walk): number {
-  const arg = field.arguments?.find((a) => a.name.value === name);
-  if (!arg) return 0;
-  if (arg.value.kind === Kind.LIST) return arg.value.values.length;
-  if (arg.value.kind === Kind.VARIABLE) {
-    const x = w.variables[arg.value.name.value];
-    return Array.isArray(x) ? x.length : 1;
-  }
-  return 1;
-}
-
-function stringArg(field: FieldNode, name: string, w: Walk): string | undefined {
-  const arg = field.arguments?.find((a) => a.name.value === name);
-  if (!arg) return undefined;
-  if (arg.value.kind === Kind.STRING) return arg.value.value;
-  if (arg.value.kind === Kind.VARIABLE) {
-    const x = w.variables[arg.value.name.value];
-    return typeof x === 'string' ? x : undefined;
-  }
-  return undefined;
-}
-
-/** Rows a funding field can return: the funding hours between start and end (default now). */
-function fundingHoursIn(field: FieldNode, w: Walk): number | undefined {
-  const start = parseTimestamp(stringArg(field, 'start', w) ?? '');
-  const endText = stringArg(field, 'end', w);
-  const end = endText === undefined ? w.nowMs : parseTimestamp(endText);
-  if (start === null || end === null) return undefined;
-  return Math.max(1, Math.floor((end - start) / FUNDING_INTERVAL_MS) + 1);
-}
-
-/** The most rows each data field can return, from its arguments. */
-const ROWS_AT_MOST: Record<string, (field: FieldNode, w: Walk) => number> = {
-  candles: (f, w) => intArg(f, 'limit', w) ?? DEFAULT_OHLCV_LIMIT,
-  funding: (f, w) => fundingHoursIn(f, w) ?? MAX_ROWS,
-  features: () => MAX_ROWS,
-  multiAsset: () => MAX_ROWS,
-};
+/** The read behind each data field: its bounds say how many rows the field can cost. */
+const READ_OF_FIELD: Partial<Record<string, keyof MarketReads>> = { candles: 'ohlcv', funding: 'funding', features: 'features', multiAsset: 'multiAsset' };
 
 function fieldCost(field: FieldNode, w: Walk): number {
-  const bound = ROWS_AT_MOST[field.name.value];
-  if (!bound) return 1;
-  const rows = Math.ceil(Math.min(Math.max(bound(field, w), 1), MAX_ROWS) / 100);
-  return 1 + rows + (field.name.value === 'multiAsset' ? listLength(field, 'symbols', w) : 0);
+  const name = READ_OF_FIELD[field.name.value];
+  if (!name) return 1;
+  const read = w.reads[name];
+  const args = Object.fromEntries((field.arguments ?? []).map((a) => [a.name.value, valueOf(a.value, w.variables)]));
+  const bounds = read.bounds(rawOf(read, args), w.nowMs);
+  if (!bounds) return 1;
+  return 1 + Math.ceil(Math.min(Math.max(bounds.rows, 1), MAX_ROWS) / 100) + bounds.symbols;
 }
 
 /** [depth, cost] of a selection set; fragments are expanded (cycles are invalid GraphQL). */
@@ -166,6 +142,7 @@ function measure(set: SelectionSetNode | undefined, w: Walk, seen: Set<string>):
 
 /** Depth and cost of one operation of `document`, its variables given, at `nowMs`. */
 export function measureOperation(
+  reads: MarketReads,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
@@ -173,18 +150,18 @@ export function measureOperation(
 ): { depth: number; cost: number } {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-  const [depth, cost] = measure(operation.selectionSet, { fragments, variables, measured: new Map(), nowMs }, new Set());
+  const [depth, cost] = measure(operation.selectionSet, { fragments, variables, measured: new Map(), nowMs, reads }, new Set());
   return { depth, cost };
 }
 
 /** Measure every operation before it runs; `clock` is the service's (tests inject one). */
-export function complexityPlugin(clock: () => number): ApolloServerPlugin<GqlContext> {
+export function complexityPlugin(reads: MarketReads, clock: () => number): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, operation, request, contextValue }) {
           if (!operation) return;
-          const { depth, cost } = measureOperation(document, operation, request.variables ?? {}, clock());
+          const { depth, cost } = measureOperation(reads, document, operation, request.variables ?? {}, clock());
           if (depth > MAX_DEPTH || cost > MAX_COST) {
             const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
             throw new GraphQLError(`query too complex: ${why}; split it into smaller requests`, {

@@ -6,9 +6,6 @@ import type { Response } from 'express';
 import { AppError, type ErrorCode } from '../domain/errors';
 import { HTTP_STATUS } from '../transport/http-status';
 
-export { HTTP_STATUS };
-
-
 export interface Envelope {
   error: ErrorCode;
   message: string;

@@ -5,6 +5,7 @@ import type { AccessService } from '../services/access/access.service';
 import type { KeysService } from '../services/keys.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { API_KEY_INFO, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
+import { parseNewKeyBody } from './serializers/new-key.body';
 
 const BODY_LIMIT = '16kb';
 
@@ -32,7 +33,7 @@ export function keysRouter(access: AccessService, keys: KeysService): Router {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new AppError('INVALID_PARAMETER', 'body: must be a JSON object', { parameter: 'body' });
       }
-      res.status(201).json(NEW_API_KEY.render(await keys.create(body)));
+      res.status(201).json(NEW_API_KEY.render(await keys.create(parseNewKeyBody(body))));
     },
   );
 

@@ -5,11 +5,11 @@
  * bodies against these schemas.
  */
 import { z } from 'zod';
-import { NEW_KEY_BODY } from '../domain/api-keys';
+import { KEY_HASH_RE } from '../domain/api-keys';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { Param } from '../domain/params/param';
-import { paramList } from '../domain/params/read';
+import type { Read } from '../domain/params/read';
 import type { MarketReads } from '../domain/params/reads';
 import { FORMAT } from './format';
 import { INDEX_SCHEMA } from './index.route';
@@ -20,6 +20,7 @@ import { FUNDING_PAGE_SCHEMA } from './serializers/funding.serializer';
 import { HEALTH_SCHEMA } from './serializers/health.serializer';
 import { MARKETS_SCHEMA } from './serializers/market.serializer';
 import { MULTI_ASSET_PAGE_SCHEMA } from './serializers/multi-asset.serializer';
+import { NEW_KEY_BODY } from './serializers/new-key.body';
 import { QUALITY_SCHEMA } from './serializers/quality.serializer';
 
 /** `pageOrApiKey`: GET /graphql, the Sandbox page without a key, operations with one. */
@@ -33,6 +34,9 @@ export interface Operation {
   summary: string;
   description?: string;
   security: Security;
+  /** The read behind the operation: its parameters (in check order) and codes. */
+  read?: Read;
+  /** Query parameters beyond the read's (format). */
   query?: readonly Param[];
   pathParams?: Array<{ name: string; schema: z.ZodType; description: string }>;
   body?: z.ZodType;
@@ -66,7 +70,8 @@ export const GRAPHQL_ERRORS = z.object({
 
 // ---- the operations ---------------------------------------------------------------------
 
-const DATA_RULES: ErrorCode[] = ['INVALID_TIME_RANGE', 'TIER_LIMIT_EXCEEDED'];
+/** What the services add after a read: the plan's rules. */
+const TIER: ErrorCode[] = ['TIER_LIMIT_EXCEEDED'];
 
 export function operations(reads: MarketReads): Operation[] {
   return [
@@ -78,9 +83,10 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'OHLCV candles of one market',
       description: `Closed candles from start to end, oldest first, up to limit rows (at most ${MAX_ROWS.toLocaleString('en-US')}); next_start pages on.`,
       security: 'apiKey',
-      query: [...paramList(reads.ohlcv), FORMAT],
+      read: reads.ohlcv,
+      query: [FORMAT],
       ok: { status: 200, description: 'A page of candles.', schema: CANDLE_PAGE_SCHEMA, nextStartHeader: true },
-      errors: DATA_RULES,
+      errors: TIER,
     },
     {
       method: 'get',
@@ -90,9 +96,10 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Hourly funding rates of a perpetual market',
       description: `Optionally with the 30-day z-score and the perp/spot premium (normalized=true). Pages of ${MAX_ROWS.toLocaleString('en-US')} rows.`,
       security: 'apiKey',
-      query: [...paramList(reads.funding), FORMAT],
+      read: reads.funding,
+      query: [FORMAT],
       ok: { status: 200, description: 'A page of funding rows.', schema: FUNDING_PAGE_SCHEMA, nextStartHeader: true },
-      errors: DATA_RULES,
+      errors: TIER,
     },
     {
       method: 'get',
@@ -102,9 +109,10 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'One field across several symbols, aligned by time',
       description: 'A symbol without a value at a time has no property in that row.',
       security: 'apiKey',
-      query: [...paramList(reads.multiAsset), FORMAT],
+      read: reads.multiAsset,
+      query: [FORMAT],
       ok: { status: 200, description: 'A page of wide rows, one property per symbol.', schema: MULTI_ASSET_PAGE_SCHEMA, nextStartHeader: true },
-      errors: [...DATA_RULES, 'INVALID_EXCHANGE', 'INVALID_PARAMETER'],
+      errors: TIER,
     },
     {
       method: 'get',
@@ -113,7 +121,7 @@ export function operations(reads: MarketReads): Operation[] {
       tag: 'Market data',
       summary: 'Markets and their coverage per timeframe',
       security: 'apiKey',
-      query: paramList(reads.markets),
+      read: reads.markets,
       ok: { status: 200, description: 'Every market with the first and last time of each timeframe.', schema: MARKETS_SCHEMA },
     },
     {
@@ -124,9 +132,10 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Pre-computed features in wide format',
       description: 'Values are computed over the full history, so they do not depend on the requested window. Funding and premium features are served on timeframe funding.',
       security: 'apiKey',
-      query: [...paramList(reads.features), FORMAT],
+      read: reads.features,
+      query: [FORMAT],
       ok: { status: 200, description: 'A page of feature rows.', schema: FEATURE_PAGE_SCHEMA, nextStartHeader: true },
-      errors: [...DATA_RULES, 'INVALID_EXCHANGE'],
+      errors: TIER,
     },
     {
       method: 'get',
@@ -145,7 +154,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Data Quality Score per timeframe',
       description: 'Only the timeframes of the caller\'s plan are returned (free: 1h, 4h, 1d).',
       security: 'apiKey',
-      query: paramList(reads.quality),
+      read: reads.quality,
       ok: { status: 200, description: 'The stored quality records.', schema: QUALITY_SCHEMA },
       errors: ['TIER_LIMIT_EXCEEDED', 'QUALITY_NOT_FOUND'],
     },
@@ -178,7 +187,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Revoke a key of the same user',
       description: 'Idempotent: revoking a revoked key answers as the first time did.',
       security: 'apiKey',
-      pathParams: [{ name: 'key_hash', schema: z.string().regex(/^[0-9a-f]{64}$/), description: 'SHA-256 hex of the key.' }],
+      pathParams: [{ name: 'key_hash', schema: z.string().regex(KEY_HASH_RE), description: 'SHA-256 hex of the key.' }],
       ok: { status: 200, description: 'The key is revoked.', schema: KEY_REVOCATION.schema },
       errors: ['KEY_NOT_FOUND'],
     },

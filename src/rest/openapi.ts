@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
 import type { Param } from '../domain/params/param';
+import { paramList } from '../domain/params/read';
 import type { MarketReads } from '../domain/params/reads';
 import { HTTP_STATUS } from '../transport/http-status';
 import { ENVELOPE, GRAPHQL_ERRORS, operations, type Operation, type Security } from './openapi.operations';
@@ -86,9 +87,13 @@ function parameterOf(p: Param): Json {
   return out;
 }
 
+/** The query parameters of an operation: its read's, in check order, then its own. */
+const queryOf = (op: Operation): Param[] => [...(op.read ? paramList(op.read) : []), ...(op.query ?? [])];
+
 function errorResponses(op: Operation): Record<string, Json> {
-  const codes = new Set<ErrorCode>([...(op.query ?? []).flatMap((p) => p.codes), ...(op.errors ?? []), ...SECURITY_CODES[op.security]]);
-  if (op.query?.length) codes.add('INVALID_PARAMETER'); // a parameter given twice
+  const query = queryOf(op);
+  const codes = new Set<ErrorCode>([...(op.read?.codes ?? []), ...query.flatMap((p) => p.codes), ...(op.errors ?? []), ...SECURITY_CODES[op.security]]);
+  if (query.length) codes.add('INVALID_PARAMETER'); // a parameter given twice
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of ERROR_CODES) {
     if (!codes.has(c)) continue;
@@ -147,7 +152,7 @@ function successResponse(op: Operation): Json {
 function operationObject(op: Operation): Json {
   const parameters: Json[] = [
     ...(op.pathParams ?? []).map((p) => ({ name: p.name, in: 'path', required: true, description: p.description, schema: jsonSchema(p.schema) })),
-    ...(op.query ?? []).map(parameterOf),
+    ...queryOf(op).map(parameterOf),
   ];
   if (op.path === '/graphql' && op.method === 'get') {
     parameters.push({ name: 'query', in: 'query', required: true, schema: { type: 'string' }, description: 'The GraphQL document.' });

@@ -66,7 +66,7 @@ async function* once<T>(value: T): AsyncGenerator<T> {
 
 export class DemoSeedService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction'>,
     private readonly venues: Venues,
     private readonly features: FeaturePrecomputeService,
   ) {}

@@ -18,7 +18,7 @@ export const CHUNK = 100_000;
 
 export class FeaturePrecomputeService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'series' | 'candles' | 'transaction'>,
     private readonly venues: Venues,
     private readonly chunk: number = CHUNK,
   ) {}

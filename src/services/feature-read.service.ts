@@ -12,7 +12,7 @@ import type { RawParams } from '../domain/params/param';
 import type { MarketReads } from '../domain/params/reads';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
-import { batchPages, onePage, page } from './batch-pages';
+import { batchPages, onePage } from './batch-pages';
 import type { TierPolicy } from './tier-policy';
 
 export class FeatureReadService {
@@ -43,13 +43,9 @@ export class FeatureReadService {
    * the feature names), for the JSON representation: the fast path of GET /v1/features.
    */
   async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<string> }> {
-    const q = this.parseRequest(caller, raw);
-    const id = await this.series.idOf(q);
-    const end = closedEnd(q.end, q.timeframe, this.clock());
-    if (id === undefined || q.start > end) return { request: q, page: { count: 0, nextStart: null, data: [] } };
-    const rows = await this.features.pageAsJson(id, q.timeframe, q.names, new Date(q.start), new Date(end), MAX_ROWS + 1);
-    const p = page(rows, MAX_ROWS);
-    return { request: q, page: { ...p, data: p.data.map((r) => r.json) } };
+    const request = this.parseRequest(caller, raw);
+    const [p] = await this.batched([request], async (q, [id], end, limit) => new Map([[id, await this.features.pageAsJson(id, q.timeframe, q.names, new Date(q.start), end, limit)]]));
+    return { request, page: { ...p, data: p.data.map((r) => r.json) } };
   }
 
   async page(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<FeatureRow> }> {
@@ -57,7 +53,15 @@ export class FeatureReadService {
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. */
-  async pages(requests: readonly FeatureRequest[]): Promise<Array<Page<FeatureRow>>> {
+  pages(requests: readonly FeatureRequest[]): Promise<Array<Page<FeatureRow>>> {
+    return this.batched(requests, (q, ids, end, limit) => this.features.pages(ids, q.timeframe, q.names, new Date(q.start), end, limit));
+  }
+
+  /** Batched pages with rows from `fetch`: candle timeframes end at the last closed candle. */
+  private async batched<Row extends { time: string }>(
+    requests: readonly FeatureRequest[],
+    fetch: (q: FeatureRequest, ids: number[], end: Date, limit: number) => Promise<Map<number, Row[]>>,
+  ): Promise<Array<Page<Row>>> {
     const ids = await this.series.idsOf(requests);
     const now = this.clock();
     const endOf = (q: FeatureRequest) => closedEnd(q.end, q.timeframe, now);
@@ -65,7 +69,7 @@ export class FeatureReadService {
       idOf: (q) => ids.get(marketKey(q)),
       keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.names.join(',')}`),
       limitOf: () => MAX_ROWS,
-      fetch: (q, series, limit) => this.features.pages(series, q.timeframe, q.names, new Date(q.start), new Date(endOf(q)), limit),
+      fetch: (q, series, limit) => fetch(q, series, new Date(endOf(q)), limit),
     });
   }
 }

@@ -42,7 +42,7 @@ export class HealthService {
   private readonly checks: Record<string, HealthCheck> = {};
 
   constructor(
-    store: Store,
+    store: Pick<Store, 'ping' | 'kind'>,
     private readonly version: string,
   ) {
     this.checks.database = async () => {

@@ -117,7 +117,7 @@ async function requireFile(file: string): Promise<void> {
 
 export class ImportService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'transaction'>,
     private readonly venues: Venues,
   ) {}
 

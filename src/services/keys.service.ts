@@ -9,11 +9,10 @@ import {
   KEY_PREFIX,
   keyHint,
   normalizeKeyHash,
-  parseNewKey,
   type ApiKeyInfo,
   type KeyRevocation,
   type NewApiKey,
-  type NewKeyInput,
+  type NewKey,
 } from '../domain/api-keys';
 import { AppError } from '../domain/errors';
 import { formatTimestamp } from '../domain/time';
@@ -60,8 +59,7 @@ export class KeysService {
     return { keyHash: hash, status: 'revoked', revokedAt: formatTimestamp(revokedAt.getTime()) };
   }
 
-  async create(input: NewKeyInput): Promise<NewApiKey> {
-    const { userId, tier, label } = parseNewKey(input);
+  async create({ userId, tier, label }: NewKey): Promise<NewApiKey> {
     const secret = randomBytes(32).toString('base64url');
     const key = KEY_PREFIX + secret;
     const row = await this.keys.create({ keyHash: hashKey(key), keyHint: keyHint(secret), userId, tier, label });

@@ -51,18 +51,7 @@ export class QualityService {
       const closes = await candles.closes(seriesId, tf, windowStart, closed);
       const meanBasis = pairId === undefined ? null : await candles.meanBasis(perpId!, spotId!, tf, windowStart, closed);
       const r = computeQuality({ timeframe: tf, computedAt: nowMs, candles: closes, firstOpen: span.first, latestOpen: span.last, meanBasis });
-      await quality.save(seriesId, {
-        timeframe: tf,
-        computedAt: nowMs,
-        dqs: r.dqs,
-        gapRate: r.gapRate,
-        anomaly: r.anomaly,
-        consistency: r.consistency,
-        freshness: r.freshness,
-        expected: r.expected,
-        present: r.present,
-        missing: r.missing,
-      });
+      await quality.save(seriesId, { timeframe: tf, computedAt: nowMs, ...r });
       n++;
     }
     return n;

@@ -17,7 +17,7 @@ export interface RecomputeSummary {
 
 export class RecomputeService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, 'series' | 'candles' | 'locks' | 'transaction' | 'session'>,
     private readonly features: FeaturePrecomputeService,
     private readonly quality: QualityService,
   ) {}

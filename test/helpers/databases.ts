@@ -1,10 +1,11 @@
 /**
- * Runs a suite once per storage kind: embedded PGlite always, PostgreSQL server when
- * DATABASE_URL is set (a fresh database per suite). Both get the real migrations.
+ * The services (no HTTP server) over each database of `databases()`: embedded PGlite in memory
+ * always, and a fresh database on the PostgreSQL server when DATABASE_URL is set. Both get the
+ * real migrations.
  */
-import { testConfig } from './config';
 import { openServices, type Services } from '../../src/composition';
-import { freshPostgres, serviceUrl } from './services';
+import { testConfig } from './config';
+import { databases } from './services';
 
 export interface StorageCase {
   name: 'pglite' | 'postgres';
@@ -14,29 +15,21 @@ export interface StorageCase {
 }
 
 export function storageCases(): StorageCase[] {
-  const cases: StorageCase[] = [
-    {
-      name: 'pglite',
-      open: () => openServices(testConfig(), { dataDir: 'memory' }),
-      cleanup: async () => undefined,
-    },
-  ];
-  const server = serviceUrl('DATABASE_URL');
-  if (server) {
+  return databases().map(([name, make]) => {
     const drops: Array<() => Promise<void>> = [];
-    cases.push({
-      name: 'postgres',
+    return {
+      name,
       async open() {
-        const db = await freshPostgres(server);
+        const db = await make();
+        if (!db) return openServices(testConfig(), { dataDir: 'memory' });
         drops.push(db.drop);
         return openServices(testConfig({ DATABASE_URL: db.url }));
       },
       cleanup: async () => {
         await Promise.all(drops.splice(0).map((d) => d()));
       },
-    });
-  }
-  return cases;
+    };
+  });
 }
 
 /** Open the case's services before the suite and close them (and its database) after. */

@@ -51,7 +51,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...srv,
     logs: () => chunks.join(''),
     async key(tier, userId = randomUUID()) {
-      return (await srv.services.keys.create({ user_id: userId, tier })).key;
+      return (await srv.services.keys.create({ userId, tier, label: null })).key;
     },
     rest(path, init = {}) {
       const headers = new Headers(init.headers);

@@ -38,7 +38,7 @@ describeWith(['REDIS_URL', 'DATABASE_URL'], 'Redis as the shared quota store', (
     });
 
     it('when 300 concurrent requests on one free key hit both processes, then exactly 10 are admitted', async () => {
-      const { key } = await services.keys.create({ user_id: randomUUID(), tier: 'free' });
+      const { key } = await services.keys.create({ userId: randomUUID(), tier: 'free', label: null });
       const statuses = await Promise.all(
         Array.from({ length: 300 }, (_, i) => fetch(`${i % 2 ? a.url : b.url}/v1/auth/keys`, { headers: { 'X-API-Key': key } }).then((r) => r.status)),
       );
@@ -51,8 +51,8 @@ describeWith(['REDIS_URL', 'DATABASE_URL'], 'Redis as the shared quota store', (
 
     it('when a key is revoked on one process, then the other refuses it within 1 s', async () => {
       const user = randomUUID();
-      const caller = (await services.keys.create({ user_id: user, tier: 'pro' })).key;
-      const victim = (await services.keys.create({ user_id: user, tier: 'pro' })).key;
+      const caller = (await services.keys.create({ userId: user, tier: 'pro', label: null })).key;
+      const victim = (await services.keys.create({ userId: user, tier: 'pro', label: null })).key;
       expect((await fetch(`${b.url}/v1/auth/keys`, { headers: { 'X-API-Key': victim } })).status).toBe(200); // cached on B
       const list = (await (await fetch(`${a.url}/v1/auth/keys`, { headers: { 'X-API-Key': caller } })).json()) as Json;
       const hash = list.keys.find((k: Json) => victim.startsWith(k.key_hint.slice(0, 9))).key_hash;

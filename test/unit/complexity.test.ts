@@ -1,14 +1,18 @@
 /** The GraphQL cost and depth rules (graphql/complexity.ts), on parsed documents and an injected clock. */
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { AppError } from '../../src/domain/errors';
+import { marketReads } from '../../src/domain/params/reads';
+import { Venues } from '../../src/domain/venues';
 import { MARKETS_ESTIMATE, MAX_NESTING, measureOperation, nestingOf, refuseDeepNesting } from '../../src/graphql/complexity';
+
+const reads = marketReads(new Venues('perp', 'spot'));
 
 const NOW = Date.UTC(2024, 0, 11); // ten days after 2024-01-01
 
 function measure(query: string, variables: Record<string, unknown> = {}, nowMs = NOW) {
   const doc = parse(query);
   const op = doc.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-  return measureOperation(doc, op, variables, nowMs);
+  return measureOperation(reads, doc, op, variables, nowMs);
 }
 
 const M = (field: string) => `{ market(exchange: "perp", symbol: "BTC-USDT") { ${field} } }`;
@@ -32,6 +36,7 @@ describe('cost', () => {
     expect(measure(M('funding(start: "2024-01-01") { count }'), {}, Date.UTC(2026, 0, 1)).cost).toBe(1 + (1 + 100) + 1);
     expect(measure(M('funding(start: "2024-01-01", end: "2024-01-01T05:00:00Z") { count }')).cost).toBe(1 + (1 + 1) + 1);
     expect(measure(M('funding(start: "not a time") { count }')).cost).toBe(1 + (1 + 100) + 1);
+    expect(measure(M('funding(start: "2024-01-01", end: null) { count }')).cost).toBe(1 + (1 + 3) + 1);
   });
 
   it('when features or multiAsset are asked, then a full page; multiAsset adds one per symbol', () => {

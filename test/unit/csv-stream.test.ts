@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { sendCsv } from '../../src/rest/csv';
+import { pollUntil } from '../helpers/wait';
 
 it('when the client disconnects before a 2,000-row page is written, then sendCsv returns at once', async () => {
   let finished: Promise<void> | undefined;
@@ -22,7 +23,7 @@ it('when the client disconnects before a 2,000-row page is written, then sendCsv
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as AddressInfo).port;
   await fetch(`http://127.0.0.1:${port}/`).catch(() => undefined);
-  for (let i = 0; i < 50 && !finished; i++) await new Promise((r) => setTimeout(r, 10));
+  await pollUntil(async () => finished, (f) => f !== undefined, { withinMs: 500, everyMs: 10 });
   const outcome = await Promise.race([finished!.then(() => 'returned'), new Promise((r) => setTimeout(() => r('stuck'), 2_000))]);
   server.close();
   expect(outcome).toBe('returned');

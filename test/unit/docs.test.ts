@@ -30,6 +30,26 @@ function sourceText(): string {
 }
 
 const SOURCE = sourceText();
+
+/** Every file name of the repository (the docs name some files without their directory). */
+const FILE_NAMES = new Set<string>();
+(function names(dir: string) {
+  for (const e of readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    if (['node_modules', 'dist', '.git', 'data'].includes(e.name)) continue;
+    if (e.isDirectory()) names(path.join(dir, e.name));
+    else FILE_NAMES.add(e.name);
+  }
+})('.');
+
+/** True when `member` is named inside the declaration of class or interface `name`. */
+function memberOf(name: string, member: string): boolean {
+  const decl = new RegExp(`(class|interface) ${name}\\b[^{]*\\{`, 'g');
+  for (const m of SOURCE.matchAll(decl)) {
+    const body = SOURCE.slice(m.index, SOURCE.indexOf('\n}', m.index));
+    if (new RegExp(`\\b${member}\\b`).test(body)) return true;
+  }
+  return false;
+}
 const TOP_DIRS = ['src', 'test', 'bench', 'scripts', 'prisma', 'docs', 'deploy', 'bin', '.ci'];
 
 /** `code` spans and link targets of a Markdown text, fenced blocks left out. */
@@ -79,23 +99,22 @@ describe.each(DOCS)('%s', (doc) => {
     expect([...new Set(missing)]).toEqual([]);
   });
 
-  it('names only code that exists (classes, Class.method, function())', () => {
+  it('names only code that exists (classes, Class.method, function(), identifiers, file names)', () => {
     const word = (w: string) => new RegExp(`\\b${w}\\b`).test(SOURCE);
     const GLOBALS = new Set(['JSON', 'Math', 'Date', 'Promise', 'Object', 'Array', 'Number', 'String', 'Buffer', 'Error']);
     const missing: string[] = [];
     for (const c of code) {
       let m = /^([A-Z][A-Za-z0-9]+)\.([a-z][A-Za-z0-9]+)(?:\(\))?$/.exec(c);
       if (m) {
-        if (!GLOBALS.has(m[1]) && (!new RegExp(`\\b(class|interface) ${m[1]}\\b`).test(SOURCE) || !word(m[2]))) missing.push(c);
+        if (!GLOBALS.has(m[1]) && !memberOf(m[1], m[2])) missing.push(c);
         continue;
       }
-      m = /^([a-z][A-Za-z0-9]+)\(\)$/.exec(c);
+      m = /^([a-z][A-Za-z0-9]+)\(\)$/.exec(c) ?? /^([a-z]+[A-Z][A-Za-z0-9]*)$/.exec(c) ?? /^([A-Z][a-z]+[A-Z][A-Za-z0-9]*)$/.exec(c);
       if (m) {
         if (!word(m[1])) missing.push(c);
         continue;
       }
-      m = /^([A-Z][a-z]+[A-Z][A-Za-z0-9]+)$/.exec(c);
-      if (m && !word(m[1])) missing.push(c);
+      if (/^[\w.-]+\.(ts|js|mjs|sql|prisma|yml|conf)$/.test(c) && !FILE_NAMES.has(c)) missing.push(c);
     }
     expect([...new Set(missing)]).toEqual([]);
   });

@@ -4,6 +4,7 @@
  * request the parsed values make. The parser, the OpenAPI parameters and the GraphQL
  * arguments are all derived from this one declaration.
  */
+import type { ErrorCode } from '../errors';
 import type { Param, RawParams } from './param';
 import { parseParam } from './param';
 
@@ -18,7 +19,17 @@ export type ParamValues<P extends ParamMap> = { [K in keyof P]: ValueOf<P[K]> };
 export interface ReadRule<P extends ParamMap> {
   /** The rule runs right after this parameter is parsed (so its error comes in that place). */
   after: keyof P & string;
+  /** The codes its refusals carry (for the document). */
+  codes: readonly ErrorCode[];
   check(values: Partial<ParamValues<P>>, nowMs: number): void;
+}
+
+/** How much a read can return, from its raw arguments, without validating them (the GraphQL cost rules). */
+export interface ReadBounds {
+  /** Rows a page can hold at most. */
+  rows: number;
+  /** Symbols the arguments name themselves (multi-asset), 0 for a read of one market. */
+  symbols: number;
 }
 
 export interface Read<P extends ParamMap = ParamMap, R = unknown> {
@@ -27,18 +38,29 @@ export interface Read<P extends ParamMap = ParamMap, R = unknown> {
   readonly params: P;
   /** Validate `raw` (keyed by the parameters' names) in order; 400s are AppErrors. */
   parse(raw: RawParams, nowMs: number): R;
+  /** Every code a bad value or a broken rule can give (the parameters' and the rules'). */
+  readonly codes: readonly ErrorCode[];
+  /** The most a page of this read can hold, for raw arguments (null: not a paged read). */
+  bounds(raw: RawParams, nowMs: number): ReadBounds | null;
+}
+
+export interface ReadOptions<P extends ParamMap> {
+  rules?: ReadRule<P>[];
+  bounds?: (raw: RawParams, nowMs: number) => ReadBounds;
 }
 
 export function defineRead<P extends ParamMap, R>(
   name: string,
   params: P,
   request: (values: ParamValues<P>, nowMs: number) => R,
-  rules: ReadRule<P>[] = [],
+  { rules = [], bounds }: ReadOptions<P> = {},
 ): Read<P, R> {
   const steps = Object.entries(params).map(([key, p]) => ({ key, p, rules: rules.filter((r) => r.after === key) }));
   return {
     name,
     params,
+    codes: [...new Set([...Object.values(params).flatMap((p) => p.codes), ...rules.flatMap((r) => r.codes)])],
+    bounds: (raw, nowMs) => (bounds ? bounds(raw, nowMs) : null),
     parse(raw, nowMs) {
       const values: Record<string, unknown> = {};
       for (const s of steps) {

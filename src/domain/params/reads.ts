@@ -1,8 +1,9 @@
 /**
  * Every read of the API, declared once (see read.ts): its parameters in check order, the rules
- * between them, and the request they make. Services parse with these (REST query strings and
- * GraphQL arguments alike), the OpenAPI document lists these parameters, GraphQL derives its
- * arguments from them, and the cost rules read their row bounds.
+ * between them, the request they make, and how much a page can hold. Services parse with these
+ * (REST query strings and GraphQL arguments alike), the OpenAPI document lists these parameters
+ * and codes, GraphQL derives its arguments from them, and the GraphQL cost rules read their
+ * bounds.
  *
  * Check order within a read: each parameter in turn, each rule right after the parameter it
  * names. Tier rules (403) come after the whole read, in the services.
@@ -11,9 +12,12 @@ import { AppError } from '../errors';
 import { FUNDING_TIMEFRAME_FEATURES } from '../feature-catalogue';
 import type { CandleRequest, FeatureRequest, FundingRequest, MarketRef, MultiAssetRequest, QualityRequest } from '../market';
 import { multiAssetSource } from '../multi-asset';
+import { parseTimestamp } from '../time';
+import { FUNDING_INTERVAL_MS } from '../timeframe';
 import type { Venues } from '../venues';
 import {
   DEFAULT_OHLCV_LIMIT,
+  MAX_ROWS,
   END,
   FEATURE_TIMEFRAME,
   FEATURES,
@@ -26,18 +30,30 @@ import {
   SYMBOLS,
   TIMEFRAME,
 } from './market-params';
-import { defineRead, type ParamMap, type Read, type ReadRule } from './read';
+import type { RawParams } from './param';
+import { defineRead, type ParamMap, type ReadRule } from './read';
 
 /** start is inclusive, end defaults to now; start after end is refused (right after `end`). */
 function timeRange<P extends ParamMap>(): ReadRule<P> {
   return {
     after: 'end',
+    codes: ['INVALID_TIME_RANGE'],
     check: (v, nowMs) => {
       const start = v.start as number;
       const end = (v.end as number | undefined) ?? nowMs;
       if (start > end) throw new AppError('INVALID_TIME_RANGE', 'start is after end');
     },
   };
+}
+
+/** A full page, whatever the arguments. */
+const fullPage = () => ({ rows: MAX_ROWS, symbols: 0 });
+
+/** Funding rows between start and end (end: now): one per funding hour, both ends included. */
+function fundingRows(raw: RawParams, nowMs: number): number {
+  const start = typeof raw.start === 'string' ? parseTimestamp(raw.start) : null;
+  const end = raw.end === undefined || raw.end === null ? nowMs : typeof raw.end === 'string' ? parseTimestamp(raw.end) : null;
+  return start === null || end === null ? MAX_ROWS : Math.max(1, Math.floor((end - start) / FUNDING_INTERVAL_MS) + 1);
 }
 
 export function marketReads(venues: Venues) {
@@ -47,49 +63,63 @@ export function marketReads(venues: Venues) {
     'ohlcv',
     { symbol: SYMBOL, exchange, timeframe: TIMEFRAME, start: START, end: END, limit: OHLCV_LIMIT },
     (v, nowMs): CandleRequest => ({ ...v, end: v.end ?? nowMs, limit: v.limit ?? DEFAULT_OHLCV_LIMIT }),
-    [timeRange()],
+    { rules: [timeRange()], bounds: (raw) => ({ rows: typeof raw.limit === 'number' ? raw.limit : DEFAULT_OHLCV_LIMIT, symbols: 0 }) },
   );
 
   const funding = defineRead(
     'funding',
     { symbol: SYMBOL, exchange, start: START, end: END, normalized: NORMALIZED },
     (v, nowMs): FundingRequest => ({ ...v, end: v.end ?? nowMs, normalized: v.normalized ?? false }),
-    [{ after: 'exchange', check: (v) => venues.requirePerp(v.exchange!) }, timeRange()],
+    {
+      rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void venues.requirePerp(v.exchange!) }, timeRange()],
+      bounds: (raw, nowMs) => ({ rows: fundingRows(raw, nowMs), symbols: 0 }),
+    },
   );
 
   const features = defineRead(
     'features',
     { symbol: SYMBOL, exchange, timeframe: FEATURE_TIMEFRAME, features: FEATURES, start: START, end: END },
     ({ features: names, ...v }, nowMs): FeatureRequest => ({ ...v, names, end: v.end ?? nowMs }),
-    [
-      {
-        after: 'features',
-        check: ({ timeframe, features: names }) => {
-          const misplaced = names!.filter((n) => FUNDING_TIMEFRAME_FEATURES.has(n) !== (timeframe === 'funding'));
-          if (misplaced.length === 0) return;
-          const where = timeframe === 'funding' ? 'a candle timeframe (1m to 1d)' : 'timeframe funding';
-          throw new AppError('UNKNOWN_FEATURES', `${misplaced.join(', ')} ${misplaced.length > 1 ? 'are' : 'is'} served on ${where}, not on ${timeframe}`);
+    {
+      bounds: fullPage,
+      rules: [
+        {
+          after: 'features',
+          codes: ['UNKNOWN_FEATURES'],
+          check: ({ timeframe, features: names }) => {
+            const misplaced = names!.filter((n) => FUNDING_TIMEFRAME_FEATURES.has(n) !== (timeframe === 'funding'));
+            if (misplaced.length === 0) return;
+            const where = timeframe === 'funding' ? 'a candle timeframe (1m to 1d)' : 'timeframe funding';
+            throw new AppError('UNKNOWN_FEATURES', `${misplaced.join(', ')} ${misplaced.length > 1 ? 'are' : 'is'} served on ${where}, not on ${timeframe}`);
+          },
         },
-      },
-      {
-        after: 'features',
-        check: ({ timeframe, exchange: venue }) => {
-          if (timeframe === 'funding' && venue !== venues.perp) {
-            throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on the perpetual venue only; use exchange=${venues.perp}`, {
-              parameter: 'exchange',
-            });
-          }
+        {
+          after: 'features',
+          codes: ['INVALID_EXCHANGE'],
+          check: ({ timeframe, exchange: venue }) => {
+            if (timeframe === 'funding' && venue !== venues.perp) {
+              throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on the perpetual venue only; use exchange=${venues.perp}`, {
+                parameter: 'exchange',
+              });
+            }
+          },
         },
-      },
-      timeRange(),
-    ],
+        timeRange(),
+      ],
+    },
   );
 
   const multiAsset = defineRead(
     'multiAsset',
     { symbols: SYMBOLS, exchange, timeframe: TIMEFRAME, field: FIELD, start: START, end: END },
     (v, nowMs): MultiAssetRequest => ({ ...v, end: v.end ?? nowMs }),
-    [{ after: 'field', check: (v) => void multiAssetSource(v.field!, v.exchange!, v.timeframe!, venues) }, timeRange()],
+    {
+      rules: [
+        { after: 'field', codes: ['INVALID_EXCHANGE', 'INVALID_PARAMETER'], check: (v) => void multiAssetSource(v.field!, v.exchange!, v.timeframe!, venues) },
+        timeRange(),
+      ],
+      bounds: (raw) => ({ rows: MAX_ROWS, symbols: Array.isArray(raw.symbols) ? raw.symbols.length : raw.symbols === undefined ? 0 : 1 }),
+    },
   );
 
   const quality = defineRead(
@@ -106,6 +136,3 @@ export function marketReads(venues: Venues) {
 }
 
 export type MarketReads = ReturnType<typeof marketReads>;
-
-/** Every read by name, for the document and the GraphQL cost rules. */
-export type AnyRead = Read;
