@@ -26,7 +26,7 @@ const NO_SQL = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'src/generated/', 'node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', 'src/db/generated/', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

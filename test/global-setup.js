@@ -11,7 +11,7 @@ const path = require('node:path');
 module.exports = async function globalSetup() {
   const root = path.resolve(__dirname, '..');
   const run = (script, args) => execFileSync(process.execPath, [script, ...args], { cwd: root, stdio: 'inherit' });
-  if (!existsSync(path.join(root, 'src', 'generated', 'prisma'))) run(path.join(root, 'scripts', 'prisma-generate.js'), []);
+  if (!existsSync(path.join(root, 'src', 'db', 'generated', 'prisma'))) run(path.join(root, 'scripts', 'prisma-generate.js'), []);
   try {
     run(require.resolve('typescript/bin/tsc'), ['-b', 'tsconfig.build.json']);
   } catch {

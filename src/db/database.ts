@@ -3,7 +3,7 @@
  * what Prisma cannot do well (COPY-class bulk import, set-based rollups, the hot 10,000-row
  * reads). Two implementations: PostgreSQL server (pg pool) and embedded PGlite.
  */
-import type { PrismaClient } from '../generated/prisma/client';
+import type { PrismaClient } from './generated/prisma/client';
 
 export type Row = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /** API keys as stored: the SHA-256 of each key, never the key itself. */
 import type { Tier } from '../domain/tiers';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { PrismaClient } from './generated/prisma/client';
 
 export interface StoredKey {
   keyHash: string;

@@ -5,7 +5,7 @@
  */
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { PrismaClient } from '../generated/prisma/client';
+import { PrismaClient } from './generated/prisma/client';
 import type { Database, SqlSession } from './database';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 

@@ -20,7 +20,7 @@ import { pipeline } from 'node:stream/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
-import { PrismaClient } from '../generated/prisma/client';
+import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 

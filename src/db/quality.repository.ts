@@ -1,7 +1,7 @@
 /** Stored Data Quality Scores: one record per series and timeframe, replaced by each run of the job. */
 import type { StoredQuality } from '../domain/quality';
 import type { CandleTimeframe } from '../domain/timeframe';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { PrismaClient } from './generated/prisma/client';
 import type { QueryOptions, SqlSession } from './database';
 
 export class QualityRepository {

@@ -4,7 +4,7 @@
  * here, once, for both engines and for both the raw SQL surface and Prisma.
  */
 import { AppError } from '../domain/errors';
-import type { PrismaClient } from '../generated/prisma/client';
+import type { PrismaClient } from './generated/prisma/client';
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
 
