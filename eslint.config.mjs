@@ -5,7 +5,9 @@ import globals from 'globals';
 /**
  * The layers and which way imports flow (docs/ARCHITECTURE.md):
  *   rest/, graphql/  ->  transport/  ->  services/  ->  db/  ->  domain/
- * rest/ and graphql/ never import each other, and neither reaches db/; jobs/ run services.
+ *                                      services/  ->  venues/  ->  domain/
+ * rest/ and graphql/ never import each other, and neither reaches db/; jobs/ run services;
+ * venues/ (the exchanges' wire formats) knows nothing of storage or the API.
  * Only the composition root (src/*.ts: composition, http-app, server, cli) knows every layer.
  */
 const ROOT = ['**/composition', '**/http-app', '../server', '../../server', '../cli', '../../cli'];
@@ -45,6 +47,7 @@ export default tseslint.config(
   layer('domain', [...ROOT, ...STORAGE, 'express', 'pino', 'ioredis', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
   layer('db', [...ROOT, 'express', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
   layer('services', [...ROOT, ...STORAGE, 'express', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
+  layer('venues', [...ROOT, ...STORAGE, 'express', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
   layer('jobs', [...ROOT, ...STORAGE, 'express', '**/db/**', '**/rest/**', '**/graphql/**', '**/transport/**']),
   layer('transport', [...ROOT, ...STORAGE, '**/db/**', '**/rest/**', '**/graphql/**', '**/jobs/**']),
   layer('rest', [...ROOT, ...STORAGE, '**/db/**', '**/graphql/**', '**/jobs/**']),

@@ -5,18 +5,27 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config';
-import { openServices, type Services } from './composition';
+import pino from 'pino';
+import { liveSettings, openServices, type Services } from './composition';
+import { parseSince } from './domain/ingest-settings';
+import { startQualitySchedule } from './jobs/quality.job';
+import { createLogger } from './logger';
+import type { VenueRole } from './domain/venues';
 import { migrate } from './db/migrator';
 import { SYMBOL, TIMEFRAME } from './domain/params/market-params';
 import { parseValue } from './domain/params/param';
 import { NEW_API_KEY } from './rest/serializers/api-key.serializer';
 import { parseNewKeyBody } from './rest/serializers/new-key.body';
 
+type OptionValue = string | boolean | string[] | undefined;
+
 interface Command {
   usage: string;
   summary: string;
-  options: Record<string, { type: 'string' | 'boolean'; required?: boolean; help: string }>;
-  run(s: Services, o: Record<string, string | boolean | undefined>): Promise<unknown>;
+  options: Record<string, { type: 'string' | 'boolean'; required?: boolean; multiple?: boolean; help: string }>;
+  run(s: Services, o: Record<string, OptionValue>): Promise<unknown>;
+  /** Logs go to stderr unless the command's output is its log (a long-running command). */
+  logsToStdout?: boolean;
 }
 
 const now = () => Date.now();
@@ -83,6 +92,44 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     run: (s) => s.recompute.recomputeAll(now()),
   },
+  sync: {
+    usage: 'mds sync [--exchange perp|spot] [--symbol S ...] [--since 30d|ISO|ms]',
+    summary: 'backfill candles (and perpetual funding) from the venues up to the last closed candle, resuming from what is stored; prints a JSON summary',
+    options: {
+      exchange: { type: 'string', help: 'one venue (EXCHANGE_PERP or EXCHANGE_SPOT); default both' },
+      symbol: { type: 'string', multiple: true, help: 'BASE-QUOTE, repeatable; default INGEST_SYMBOLS' },
+      since: { type: 'string', help: 'a duration back from now (30d), an ISO time or Unix ms; default INGEST_SINCE (30d)' },
+    },
+    async run(s, o) {
+      const symbols = o.symbol ? (o.symbol as string[]).map((x) => parseValue(SYMBOL, x)) : s.config.ingest.symbols;
+      if (symbols.length === 0) throw new Error('no symbols: pass --symbol or set INGEST_SYMBOLS');
+      const roles: VenueRole[] = o.exchange === undefined ? ['perp', 'spot'] : [s.venues.roleOf(String(o.exchange))];
+      let sinceMs: number;
+      try {
+        sinceMs = parseSince(String(o.since ?? s.config.ingest.since), now());
+      } catch (err) {
+        throw new Error(`--since: ${(err as Error).message}`);
+      }
+      return s.ingest.sync({ symbols, roles, sinceMs });
+    },
+  },
+  ingest: {
+    usage: 'mds ingest',
+    summary: 'backfill INGEST_SYMBOLS from the venues, then follow them live until SIGTERM (one process at a time ingests; others stand by)',
+    options: {},
+    logsToStdout: true,
+    async run(s) {
+      if (s.config.ingest.symbols.length === 0) throw new Error('INGEST_SYMBOLS is not set');
+      const run = s.ingest.run(s.config.ingest.symbols, liveSettings(s.config, now()));
+      const stopQuality = startQualitySchedule(s.quality, s.config.qualityIntervalMs, s.logger, now, s.metrics);
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve());
+      });
+      s.logger.info('ingest: stopping');
+      await Promise.all([run.stop(), stopQuality()]);
+      return { stopped: true };
+    },
+  },
   'keys create': {
     usage: 'mds keys create --user-id UUID --tier free|pro|scale [--label L]',
     summary: 'create an API key and print it once as JSON',
@@ -103,7 +150,7 @@ function summarize(r: { exchange: string; symbol: string; rows: number; from: nu
 function help(cmd?: Command): string {
   if (cmd) {
     const opts = Object.entries(cmd.options).map(
-      ([k, v]) => `  --${k.padEnd(10)} ${v.help}${v.required ? ' (required)' : ''}`,
+      ([k, v]) => `  --${k.padEnd(10)} ${v.help}${v.required ? ' (required)' : ''}${v.multiple ? ' (repeatable)' : ''}`,
     );
     return [`usage: ${cmd.usage}`, '', cmd.summary, ...(opts.length ? ['', 'options:', ...opts] : [])].join('\n');
   }
@@ -141,15 +188,15 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stdout.write(help(cmd) + '\n');
     return 0;
   }
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, OptionValue>;
   try {
     const parsed = parseArgs({
       args: argv.slice(name.split(' ').length),
-      options: Object.fromEntries(Object.entries(cmd.options).map(([k, v]) => [k, { type: v.type }])),
+      options: Object.fromEntries(Object.entries(cmd.options).map(([k, v]) => [k, { type: v.type, multiple: v.multiple === true }])),
       allowPositionals: false,
       strict: true,
     });
-    values = parsed.values as Record<string, string | boolean | undefined>;
+    values = parsed.values as Record<string, OptionValue>;
     const missing = Object.entries(cmd.options).find(([k, v]) => v.required && !values[k]);
     if (missing) throw new Error(`--${missing[0]} is required`);
   } catch (err) {
@@ -158,7 +205,9 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   let services: Services | undefined;
   try {
-    services = await openServices(loadConfig(), { migrate: name !== 'migrate' });
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel, cmd.logsToStdout ? undefined : pino.destination(2));
+    services = await openServices(config, { migrate: name !== 'migrate', logger });
     const out = await cmd.run(services, values);
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return 0;

@@ -18,7 +18,6 @@ import { HealthService } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
 import { MarketsService } from './services/markets.service';
-import type { FreshnessReader } from './services/metrics';
 import { MultiAssetService } from './services/multi-asset.service';
 import { QualityService } from './services/quality.service';
 import { MemoryQuotaStore } from './services/quota/memory.quota-store';
@@ -27,6 +26,15 @@ import { RedisQuotaStore } from './services/quota/redis.quota-store';
 import { RecomputeService } from './services/recompute.service';
 import { TierPolicy } from './services/tier-policy';
 import { VERSION } from './version';
+import { createLogger, type Logger } from './logger';
+import { DemoFeedService } from './services/demo-feed.service';
+import { CandleWriter } from './services/ingest/candle-writer';
+import { IngestService } from './services/ingest/ingest.service';
+import type { LiveSettings } from './services/ingest/live-session';
+import { parseSince } from './domain/ingest-settings';
+import { IngestStatus } from './services/ingest/ingest-status';
+import { Metrics } from './services/metrics';
+import { createVenueAdapters } from './venues/registry';
 
 export interface Services {
   config: Config;
@@ -48,8 +56,13 @@ export interface Services {
   importer: ImportService;
   seeder: DemoSeedService;
   health: HealthService;
-  /** What /metrics reads from storage at scrape time. */
-  freshness: FreshnessReader;
+  metrics: Metrics;
+  /** The write path of live data (ingestion, the demo feed). */
+  writer: CandleWriter;
+  ingest: IngestService;
+  ingestStatus: IngestStatus;
+  demoFeed: DemoFeedService;
+  logger: Logger;
   clock: () => number;
   close(): Promise<void>;
 }
@@ -63,6 +76,14 @@ export interface OpenOptions {
   clock?: () => number;
   /** Redis key prefix of the quota counters (tests isolate runs with it). */
   quotaPrefix?: string;
+  /** Where services log (default: JSON to stdout at LOG_LEVEL). */
+  logger?: Logger;
+}
+
+/** The live-ingestion settings of the configuration, the backfill start resolved against `nowMs`. */
+export function liveSettings(config: Config, nowMs: number): LiveSettings {
+  const c = config.ingest;
+  return { sinceMs: parseSince(c.since, nowMs), reconcileCandles: c.reconcileCandles, repairIntervalMs: c.repairIntervalMs, fundingDelayMs: c.fundingDelayMs };
 }
 
 export async function openServices(config: Config, opts: OpenOptions = {}): Promise<Services> {
@@ -94,16 +115,29 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     series: store.series,
     candles: store.candles,
     quality: store.quality,
+    ingest: store.ingest,
     locks: store.locks,
     tiers,
     clock,
   });
   const featurePrecompute = new FeaturePrecomputeService(store, venues);
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const metrics = new Metrics(async (timeoutMs) => {
+    const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
+    return { features, quality };
+  });
+  const ingestStatus = new IngestStatus(clock);
+  metrics.ingestLags(() => ingestStatus.lags());
+  const writer = new CandleWriter(store, featurePrecompute, clock, (s) => metrics.stored(s));
   const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {
     await quotaStore.ping();
     return { kind: quotaStore.kind };
   });
+  if (config.ingest.symbols.length) {
+    // Ingestion problems show here; they never make /health a 503 (docs/DECISIONS.md).
+    health.register('ingest', async () => ({ role: ingestStatus.role, venues: ingestStatus.venues() }), { critical: false });
+  }
   return {
     config,
     store,
@@ -116,7 +150,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     candles: new CandlesService(reads.ohlcv, store.series, store.candles, tiers, clock),
     funding: new FundingService(reads.funding, venues, store.series, store.funding, tiers, clock),
     multiAsset: new MultiAssetService(reads.multiAsset, venues, store.series, store.multiAsset, tiers, clock),
-    markets: new MarketsService(reads, store.series, store.candles, clock),
+    markets: new MarketsService(reads, store.series, store.candles, store.ingest, clock),
     features: new FeatureReadService(reads.features, store.series, store.features, tiers, clock),
     quality,
     featurePrecompute,
@@ -124,10 +158,21 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     importer: new ImportService(store, venues),
     seeder: new DemoSeedService(store, venues, featurePrecompute),
     health,
-    freshness: async (timeoutMs) => {
-      const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
-      return { features, quality };
-    },
+    metrics,
+    writer,
+    ingest: new IngestService({
+      store,
+      venues,
+      adapters: createVenueAdapters(config.ingest, metrics, clock),
+      writer,
+      quality,
+      status: ingestStatus,
+      clock,
+      log: logger,
+    }),
+    ingestStatus,
+    demoFeed: new DemoFeedService(store, venues, writer, clock),
+    logger,
     clock,
     async close() {
       await quotaStore.close();

@@ -5,8 +5,18 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseSince, parseSymbolList, parseSymbolMap, type SymbolMap } from './domain/ingest-settings';
+import { parseDuration } from './domain/time';
 import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
 import type { Tier } from './domain/tiers';
+
+const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
+
+function parseBool(text: string): boolean {
+  const v = BOOLEANS[text.trim().toLowerCase()];
+  if (v === undefined) throw new Error('must be true or false');
+  return v;
+}
 
 const bool = (def: boolean) =>
   z
@@ -14,7 +24,7 @@ const bool = (def: boolean) =>
     .transform((v) => v.trim().toLowerCase())
     .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' }))
     .optional()
-    .transform((v) => (v === undefined ? def : v === 'true' || v === '1' || v === 'yes'));
+    .transform((v) => (v === undefined ? def : BOOLEANS[v]));
 
 const optionalString = z
   .string()
@@ -23,20 +33,29 @@ const optionalString = z
 
 const exchangeName = z.string().regex(/^[a-z0-9_.-]{1,32}$/, 'must be 1-32 lowercase letters, digits, _ . -');
 
-/** A duration: plain seconds ("300") or with a unit ("5m", "30s", "1h"). */
+/** A duration: plain seconds ("300") or with a unit ("500ms", "30s", "5m", "1h", "30d"). */
 const duration = (def: string) =>
   z
     .string()
     .default(def)
     .transform((v, ctx) => {
-      const m = /^(\d+)(ms|s|m|h)?$/.exec(v.trim());
-      if (!m) {
-        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 300, 30s, 5m or 1h' });
+      const ms = parseDuration(v);
+      if (ms === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 300, 30s, 5m, 1h or 30d' });
         return z.NEVER;
       }
-      const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-      return Number(m[1]) * unit;
+      return ms;
     });
+
+/** A venue base URL: http(s) for REST, ws(s) for sockets; no trailing slash kept. */
+const venueUrl = (def: string, schemes: RegExp) =>
+  z
+    .string()
+    .default(def)
+    .refine((v) => schemes.test(v) && URL.canParse(v), { message: `must be a ${schemes.source.slice(1, -1).replace(/[()?:]/g, '')} URL` })
+    .transform((v) => v.replace(/\/+$/, ''));
+
+const weightPerMinute = (def: number) => z.coerce.number().int().min(1).max(1_000_000).default(def);
 
 const schema = z
   .object({
@@ -61,7 +80,22 @@ const schema = z
     UPGRADE_URL: z.string().url().default('https://example.com/pricing'),
     EXCHANGE_PERP: exchangeName.default('perp'),
     EXCHANGE_SPOT: exchangeName.default('spot'),
-    SEED_DEMO: bool(true),
+    // Unset: true, unless INGEST_SYMBOLS is set (then the venues' data, not the demo's).
+    SEED_DEMO: optionalString,
+    DEMO_FEED: bool(true),
+    INGEST_SYMBOLS: optionalString,
+    INGEST_SINCE: z.string().default('30d'),
+    INGEST_SYMBOL_MAP: optionalString,
+    INGEST_RECONCILE_CANDLES: z.coerce.number().int().min(1).max(5_000).default(100),
+    INGEST_REPAIR_INTERVAL: duration('15m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
+    INGEST_WS_TIMEOUT: duration('30s').refine((ms) => ms >= 100 && ms <= 600_000, 'must be between 100ms and 10m'),
+    INGEST_FUNDING_DELAY: duration('10s').refine((ms) => ms >= 0 && ms <= 3_600_000, 'must be between 0 and 1h'),
+    HYPERLIQUID_API_URL: venueUrl('https://api.hyperliquid.xyz', /^(https?):/),
+    HYPERLIQUID_WS_URL: venueUrl('wss://api.hyperliquid.xyz/ws', /^(wss?):/),
+    BINANCE_API_URL: venueUrl('https://api.binance.com', /^(https?):/),
+    BINANCE_WS_URL: venueUrl('wss://stream.binance.com:9443', /^(wss?):/),
+    HYPERLIQUID_WEIGHT_PER_MINUTE: weightPerMinute(600),
+    BINANCE_WEIGHT_PER_MINUTE: weightPerMinute(3000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     QUALITY_INTERVAL: duration('5m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
     TIER_LIMITS: optionalString,
@@ -76,6 +110,18 @@ const schema = z
     }
     if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['TLS_KEY_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
+    }
+    for (const [key, check] of [
+      ['SEED_DEMO', () => c.SEED_DEMO === undefined || parseBool(c.SEED_DEMO)],
+      ['INGEST_SYMBOLS', () => c.INGEST_SYMBOLS === undefined || parseSymbolList(c.INGEST_SYMBOLS)],
+      ['INGEST_SINCE', () => parseSince(c.INGEST_SINCE, 0)],
+      ['INGEST_SYMBOL_MAP', () => c.INGEST_SYMBOL_MAP === undefined || parseSymbolMap(c.INGEST_SYMBOL_MAP)],
+    ] as const) {
+      try {
+        check();
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: [key], message: (err as Error).message });
+      }
     }
     try {
       resolveTierLimits(c.TIER_LIMITS);
@@ -100,12 +146,32 @@ export interface Config {
   upgradeUrl: string;
   exchanges: { perp: string; spot: string };
   seedDemo: boolean;
+  /** Append the demo series' next candle at every minute close (demo data seeded, no ingestion). */
+  demoFeed: boolean;
+  ingest: IngestConfig;
   logLevel: string;
   qualityIntervalMs: number;
   tierLimits: Record<Tier, TierLimits>;
   metricsToken?: string;
   tls?: { certFile: string; keyFile: string };
   shutdownTimeoutMs: number;
+}
+
+/** Fetching the venues' data (README "Live data from the venues"). */
+export interface IngestConfig {
+  /** Symbols to ingest on both venues; empty: no ingestion, nothing reaches the network. */
+  symbols: string[];
+  /** The backfill start, as given (a duration back from now, ISO or Unix ms); see parseSince. */
+  since: string;
+  symbolMap: SymbolMap;
+  reconcileCandles: number;
+  repairIntervalMs: number;
+  /** A socket silent this long is dropped and reconnected. */
+  socketTimeoutMs: number;
+  /** Funding is polled this long after each hour's settlement. */
+  fundingDelayMs: number;
+  hyperliquid: { apiUrl: string; wsUrl: string; weightPerMinute: number };
+  binance: { apiUrl: string; wsUrl: string; weightPerMinute: number };
 }
 
 export class ConfigError extends Error {
@@ -135,7 +201,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: c.ADMIN_TOKEN,
     upgradeUrl: c.UPGRADE_URL,
     exchanges: { perp: c.EXCHANGE_PERP, spot: c.EXCHANGE_SPOT },
-    seedDemo: c.SEED_DEMO,
+    seedDemo: c.SEED_DEMO === undefined ? c.INGEST_SYMBOLS === undefined : parseBool(c.SEED_DEMO),
+    demoFeed: c.DEMO_FEED,
+    ingest: {
+      symbols: c.INGEST_SYMBOLS === undefined ? [] : parseSymbolList(c.INGEST_SYMBOLS),
+      since: c.INGEST_SINCE,
+      symbolMap: c.INGEST_SYMBOL_MAP === undefined ? {} : parseSymbolMap(c.INGEST_SYMBOL_MAP),
+      reconcileCandles: c.INGEST_RECONCILE_CANDLES,
+      repairIntervalMs: c.INGEST_REPAIR_INTERVAL,
+      socketTimeoutMs: c.INGEST_WS_TIMEOUT,
+      fundingDelayMs: c.INGEST_FUNDING_DELAY,
+      hyperliquid: { apiUrl: c.HYPERLIQUID_API_URL, wsUrl: c.HYPERLIQUID_WS_URL, weightPerMinute: c.HYPERLIQUID_WEIGHT_PER_MINUTE },
+      binance: { apiUrl: c.BINANCE_API_URL, wsUrl: c.BINANCE_WS_URL, weightPerMinute: c.BINANCE_WEIGHT_PER_MINUTE },
+    },
     logLevel: c.LOG_LEVEL,
     qualityIntervalMs: c.QUALITY_INTERVAL,
     tierLimits: resolveTierLimits(c.TIER_LIMITS),

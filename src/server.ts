@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
-import { openServices, type OpenOptions, type Services } from './composition';
+import { liveSettings, openServices, type OpenOptions, type Services } from './composition';
 import { loadConfig, type Config } from './config';
 import { DataDirBusyError } from './db/datadir-lock';
 import { createGraphQLHandler } from './graphql/apollo';
@@ -19,7 +19,6 @@ import { buildGraphQLSchema } from './graphql/schema';
 import { createHttpApp } from './http-app';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
-import { Metrics } from './services/metrics';
 import { withRoutableTarget } from './transport/request-target';
 
 /** Owner of the key made at first start, so a fresh install can be queried at once. */
@@ -27,8 +26,8 @@ export const DEMO_USER_ID = '00000000-0000-4000-8000-000000000001';
 
 export interface RunningServer {
   url: string;
-  /** The key created with the demo data at first start (shown once), if any. */
-  demoKey?: string;
+  /** The key made by a start that found none (embedded database only; shown once), if any. */
+  firstStartKey?: string;
   services: Services;
   server: http.Server;
   /** The Express app behind `server` (its routes are read by the OpenAPI coverage test). */
@@ -37,10 +36,10 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
-  const services = await openServices(config, opts);
-  const metrics = new Metrics(services.freshness);
+  const services = await openServices(config, { logger, ...opts });
+  const metrics = services.metrics;
   const now = services.clock;
-  let demoKey: string | undefined;
+  let firstStartKey: string | undefined;
   try {
     const started = Date.now();
     const summary = config.seedDemo
@@ -49,11 +48,11 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     if (summary) {
       metrics.jobRun('seed_demo', 'ok', (Date.now() - started) / 1000);
       logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded');
-      // Embedded mode only: there the CLI cannot reach DATA_DIR while the server runs, so
-      // without this key a fresh install could not be queried. With PostgreSQL, use the CLI.
-      if (!config.databaseUrl) {
-        demoKey = (await services.keys.create({ userId: DEMO_USER_ID, tier: 'pro', label: 'demo key (first start)' })).key;
-      }
+    }
+    // Embedded mode only: there the CLI cannot reach DATA_DIR while the server runs, so a
+    // start that finds no key at all makes one. With PostgreSQL, use the CLI.
+    if (!config.databaseUrl && !(await services.store.keys.any())) {
+      firstStartKey = (await services.keys.create({ userId: DEMO_USER_ID, tier: 'pro', label: 'first start' })).key;
     }
   } catch (err) {
     await services.close();
@@ -86,6 +85,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     server.listen(config.port, config.host, () => resolve());
   });
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics);
+  const stopLiveData = startLiveData(config, services, logger);
   const addr = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${host}:${addr.port}`;
@@ -98,12 +98,27 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await closed;
       clearTimeout(timer);
-      // A quality run in progress gets the rest of the shutdown budget, no more.
-      await Promise.race([stopQuality(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
+      // A quality run or a batch being written gets the rest of the shutdown budget, no more.
+      await Promise.race([Promise.all([stopQuality(), stopLiveData()]), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
       await gql.stop();
       await services.close();
     })());
-  return { url, demoKey, services, server, app, stop };
+  return { url, firstStartKey, services, server, app, stop };
+}
+
+/**
+ * What keeps the data current in the server: ingestion from the venues when INGEST_SYMBOLS is
+ * set, else the demo feed while the demo data is served (DEMO_FEED); nothing otherwise.
+ */
+function startLiveData(config: Config, services: Services, logger: Logger): () => Promise<void> {
+  if (config.ingest.symbols.length) {
+    const run = services.ingest.run(config.ingest.symbols, liveSettings(config, services.clock()));
+    return () => run.stop();
+  }
+  if (config.demoFeed && config.seedDemo) {
+    return services.demoFeed.start((err) => logger.error({ err }, 'demo feed failed'));
+  }
+  return async () => undefined;
 }
 
 /** `npm start` (scripts/start.js) and `node dist/src/server.js`: the service until SIGTERM/SIGINT. */
@@ -126,8 +141,8 @@ export async function main(): Promise<void> {
     process.exit(1);
   }
   const storage = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`;
-  const keyHint = running.demoKey
-    ? `demo data seeded; a pro API key for it (shown once): ${running.demoKey}`
+  const keyHint = running.firstStartKey
+    ? `no API key existed: a new pro key (shown once): ${running.firstStartKey}`
     : config.databaseUrl
       ? 'make an API key: npx mds keys create --user-id <uuid> --tier pro'
       : 'make an API key: stop the server, then npx mds keys create --user-id <uuid> --tier pro (or POST /v1/auth/keys with ADMIN_TOKEN set)';

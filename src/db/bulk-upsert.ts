@@ -51,3 +51,10 @@ export async function bulkUpsert(
      ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updates}`,
   );
 }
+
+/** Rows already in memory as the batches an upsert reads (it may read them twice: see bulkUpsert). */
+export function oneBatch<T>(rows: readonly T[]): () => AsyncIterable<readonly T[]> {
+  return async function* () {
+    yield rows;
+  };
+}

@@ -8,7 +8,7 @@
  */
 import type { CandleInput } from '../domain/csv-rows';
 import type { Candle, Coverage } from '../domain/market';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import type { SqlSession } from './database';
 import { groupBySeries, sqlDecimal, sqlEpochMs, sqlTime, type WithSeries } from './sql';
@@ -38,7 +38,7 @@ export interface CoverageRow extends Coverage {
   seriesId: number;
 }
 
-/** Recompute the timeframes coarser than `from` over the whole days covering [startMs, endMs]. */
+/** Recompute the timeframes coarser than `from` over the buckets covering [startMs, endMs]. */
 export interface RollupRange {
   seriesId: number;
   /** The finest timeframe whose candles changed. */
@@ -52,7 +52,8 @@ const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /**
  * A derived candle for every complete bucket (period closed at $7) from the finer candles it
- * has; an imported candle (derived = false) is never overwritten.
+ * has; an imported candle (derived = false) is never overwritten, nor a derived one rewritten
+ * with the values it already holds (a live minute re-rolls its buckets without dead rows).
  */
 const ROLLUP_SQL = `
 INSERT INTO candles (series_id, timeframe, time, open, high, low, close, volume, derived)
@@ -69,9 +70,9 @@ HAVING bucket + $3::interval <= $7
 ON CONFLICT (series_id, timeframe, time) DO UPDATE
   SET open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low,
       close = EXCLUDED.close, volume = EXCLUDED.volume
-  WHERE candles.derived`;
-
-const DAY_MS = TIMEFRAME_MS['1d'];
+  WHERE candles.derived
+    AND (candles.open, candles.high, candles.low, candles.close, candles.volume)
+        IS DISTINCT FROM (EXCLUDED.open, EXCLUDED.high, EXCLUDED.low, EXCLUDED.close, EXCLUDED.volume)`;
 
 export class CandlesRepository {
   constructor(private readonly db: SqlSession) {}
@@ -127,13 +128,18 @@ export class CandlesRepository {
     await bulkUpsert(this.db, { table: 'candles', columns: CANDLE_COLUMNS, key: CANDLE_KEY }, lines);
   }
 
-  /** Recompute every timeframe coarser than `range.from`, each from the next finer one. */
+  /**
+   * Recompute every timeframe coarser than `range.from`, each from the next finer one, over the
+   * whole buckets that contain [startMs, endMs] (each timeframe divides the next, so the buckets
+   * a change reaches at one level contain those it reaches at the finer one).
+   */
   async rollUp(range: RollupRange, nowMs: number): Promise<void> {
-    const start = new Date(Math.floor(range.startMs / DAY_MS) * DAY_MS);
-    const end = new Date(Math.floor(range.endMs / DAY_MS) * DAY_MS + DAY_MS);
     const now = new Date(nowMs);
     for (const target of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(range.from) + 1)) {
-      await this.db.query(ROLLUP_SQL, [range.seriesId, target, `${TIMEFRAME_MS[target] / 1000} seconds`, finerTimeframe(target), start, end, now]);
+      const p = TIMEFRAME_MS[target];
+      const start = new Date(bucketStart(range.startMs, target));
+      const end = new Date(bucketStart(range.endMs, target) + p);
+      await this.db.query(ROLLUP_SQL, [range.seriesId, target, `${p / 1000} seconds`, finerTimeframe(target), start, end, now]);
     }
   }
 

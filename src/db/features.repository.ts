@@ -10,7 +10,7 @@ import { TECHNICAL_FEATURES } from '../domain/technical-features';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import type { QueryOptions, SqlSession } from './database';
-import { groupBySeries, sqlTime, type WithSeries } from './sql';
+import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
 
@@ -140,6 +140,15 @@ export class FeaturesRepository {
          premium_zscore = EXCLUDED.premium_zscore`,
       [perpSeriesId, spotSeriesId],
     );
+  }
+
+  /** Open time of the newest feature row of a series and timeframe (null: none). */
+  async latestTime(seriesId: number, timeframe: FeatureTimeframe): Promise<number | null> {
+    const [r] = await this.db.query<{ t: number | null }>(
+      `SELECT ${sqlEpochMs('max(time)')} AS t FROM features WHERE series_id = $1 AND timeframe = $2`,
+      [seriesId, timeframe],
+    );
+    return r.t;
   }
 
   /**

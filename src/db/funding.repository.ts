@@ -6,7 +6,7 @@ import type { FundingRateInput } from '../domain/csv-rows';
 import type { FundingRate } from '../domain/market';
 import { bulkUpsert } from './bulk-upsert';
 import type { SqlSession } from './database';
-import { groupBySeries, sqlDecimal, sqlFloat, sqlTime, type WithSeries } from './sql';
+import { groupBySeries, sqlDecimal, sqlEpochMs, sqlFloat, sqlTime, type WithSeries } from './sql';
 
 export class FundingRepository {
   constructor(private readonly db: SqlSession) {}
@@ -54,6 +54,12 @@ export class FundingRepository {
       [pairs.map((p) => p[0]), pairs.map((p) => p[1]), start, end, limit],
     );
     return groupBySeries(rows);
+  }
+
+  /** Time of the newest stored rate of a series (null: none). */
+  async latestTime(seriesId: number): Promise<number | null> {
+    const [r] = await this.db.query<{ t: number | null }>(`SELECT ${sqlEpochMs('max(time)')} AS t FROM funding_rates WHERE series_id = $1`, [seriesId]);
+    return r.t;
   }
 
   /** Upsert the rates of one series (see CandlesRepository.upsert); must run on a transaction. */

@@ -19,6 +19,11 @@ export class KeysRepository {
     return this.prisma.apiKey.findUnique({ where: { keyHash } });
   }
 
+  /** Whether any key was ever made (a first start on the embedded database makes one). */
+  async any(): Promise<boolean> {
+    return (await this.prisma.apiKey.findFirst({ select: { keyHash: true } })) !== null;
+  }
+
   /** The keys of one user, oldest first. */
   listOfUser(userId: string): Promise<StoredKey[]> {
     return this.prisma.apiKey.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { keyHash: 'asc' }] });

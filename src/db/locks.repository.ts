@@ -1,7 +1,7 @@
 /**
  * PostgreSQL advisory locks, the one table of their keys. Session locks coordinate processes
  * that share a database (several servers, `mds` commands beside them): migrations, the demo
- * seed, the quality job, and imports of one symbol. On PGlite there is one process and one
+ * seed, the quality job, ingestion, and imports and ingested batches of one symbol. On PGlite there is one process and one
  * connection, so they always succeed at once.
  */
 import type { Database, SqlSession } from './database';
@@ -13,6 +13,8 @@ export const LOCK_KEYS = {
   qualityJob: 7_734_212,
   /** Seeding the demo data at start-up: replicas starting together seed once. */
   demoSeed: 7_734_213,
+  /** Ingestion from the venues: exactly one process ingests; the others wait to take over. */
+  ingestLeader: 7_734_215,
 } as const;
 
 /** Class of the per-symbol locks (the object id is hashtext(symbol)). */
@@ -40,15 +42,28 @@ export class Locks {
 
   /** Run `fn` holding the named lock; null at once, without running it, when another holds it. */
   tryWithLock<T>(name: LockName, fn: () => Promise<T>): Promise<T | null> {
+    return this.tryWithLockOn(name, () => fn());
+  }
+
+  private tryWithLockOn<T>(name: LockName, fn: (s: SqlSession) => Promise<T>): Promise<T | null> {
     return this.db.session(async (s) => {
       const [{ locked }] = await s.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [LOCK_KEYS[name]]);
       if (!locked) return null;
       try {
-        return await fn();
+        return await fn(s);
       } finally {
-        await s.query('SELECT pg_advisory_unlock($1)', [LOCK_KEYS[name]]);
+        await s.query('SELECT pg_advisory_unlock($1)', [LOCK_KEYS[name]]).catch(() => undefined);
       }
     });
+  }
+
+  /**
+   * Hold the named lock for as long as `fn` runs, on a connection of its own; null at once when
+   * another holds it. `fn` gets `alive`, which fails once that connection is gone (the lock with
+   * it): the holder checks it every few seconds and stops its work when it fails.
+   */
+  tryHold<T>(name: LockName, fn: (alive: () => Promise<void>) => Promise<T>): Promise<T | null> {
+    return this.tryWithLockOn(name, (s) => fn(async () => void (await s.query('SELECT 1'))));
   }
 
   /**

@@ -6,6 +6,7 @@ import { CandlesRepository } from './candles.repository';
 import type { Database, SqlSession } from './database';
 import { FeaturesRepository } from './features.repository';
 import { FundingRepository } from './funding.repository';
+import { IngestRepository } from './ingest.repository';
 import { KeysRepository } from './keys.repository';
 import { Locks } from './locks.repository';
 import { MultiAssetRepository } from './multi-asset.repository';
@@ -29,6 +30,7 @@ export class Store implements Repositories {
   readonly quality: QualityRepository;
   readonly keys: KeysRepository;
   readonly locks: Locks;
+  readonly ingest: IngestRepository;
 
   constructor(readonly db: Database) {
     this.series = new SeriesRepository(db);
@@ -39,6 +41,7 @@ export class Store implements Repositories {
     this.quality = new QualityRepository(db.prisma, db);
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
+    this.ingest = new IngestRepository(db);
   }
 
   get kind(): Database['kind'] {

@@ -58,6 +58,21 @@ export interface Coverage {
   last: string | null;
 }
 
+/** Live ingestion of a market, as its ingesting process last reported it. */
+export interface IngestState {
+  /** Whether the venue socket was connected at the last report (false once reports stop). */
+  connected: boolean;
+  /** Open time of the newest stored 1m candle that has closed. */
+  lastClosed: string | null;
+  /** Seconds from that candle's close to now. */
+  lag: number | null;
+}
+
+/** Seconds from the close of the 1m candle opening at `lastClosedOpen` to `nowMs` (never negative). */
+export function ingestLagSeconds(lastClosedOpen: number, nowMs: number): number {
+  return Math.max(0, (nowMs - lastClosedOpen - 60_000) / 1000);
+}
+
 export interface MarketSummary extends MarketRef {
   coverage: Coverage[];
 }

@@ -5,7 +5,7 @@
  */
 import { formatFloat } from './decimal';
 import { DAY_MS, MINUTE_MS, formatTimestamp } from './time';
-import { TIMEFRAME_MS, type CandleTimeframe } from './timeframe';
+import { TIMEFRAME_MS, slotRuns, type CandleTimeframe, type Span } from './timeframe';
 
 export const QUALITY_WINDOW_MS = 7 * DAY_MS;
 
@@ -40,7 +40,7 @@ export interface QualityResult {
   expected: number;
   present: number;
   /** Half-open [start, end) ranges of missing candle open times. */
-  missing: Array<[number, number]>;
+  missing: Span[];
 }
 
 export const DQS_BANDS = [
@@ -70,18 +70,13 @@ export function computeQuality(q: QualityInput): QualityResult {
   const lastSlot = Math.floor(q.computedAt / p) * p - p;
   const present = new Set(q.candles.map((c) => c.time));
   let expected = 0;
-  let have = 0;
-  const missing: Array<[number, number]> = [];
+  const absent: number[] = [];
   for (let t = from; t <= lastSlot; t += p) {
     expected++;
-    if (present.has(t)) {
-      have++;
-    } else if (missing.length && missing[missing.length - 1][1] === t) {
-      missing[missing.length - 1][1] = t + p;
-    } else {
-      missing.push([t, t + p]);
-    }
+    if (!present.has(t)) absent.push(t);
   }
+  const have = expected - absent.length;
+  const missing = slotRuns(absent, p);
   const gapRate = expected === 0 ? 1 : have / expected;
 
   const returns: number[] = [];

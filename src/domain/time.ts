@@ -67,3 +67,11 @@ export function formatTimestamp(ms: number): string {
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS };
+
+/** A duration: plain seconds ("300") or a number with a unit (ms, s, m, h, d); null when invalid. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(text.trim());
+  return m ? Number(m[1]) * DURATION_UNITS[m[2] ?? 's'] : null;
+}

@@ -47,3 +47,17 @@ export function lastClosedOpen(nowMs: number, tf: CandleTimeframe): number {
 export function closedEnd(endMs: number, tf: FeatureTimeframe, nowMs: number): number {
   return tf === 'funding' ? endMs : Math.min(endMs, lastClosedOpen(nowMs, tf));
 }
+
+/** A half-open range of open times [start, end), ms. */
+export type Span = [number, number];
+
+/** Ascending slot open times `periodMs` apart joined into runs: [t, t + p) spans, adjacent ones merged. */
+export function slotRuns(slots: Iterable<number>, periodMs: number): Span[] {
+  const runs: Span[] = [];
+  for (const t of slots) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === t) last[1] = t + periodMs;
+    else runs.push([t, t + periodMs]);
+  }
+  return runs;
+}

@@ -6,6 +6,9 @@ import { AppError } from './errors';
 import { exchangeParam } from './params/market-params';
 import { parseValue, type Param } from './params/param';
 
+/** The two roles of the API: the perpetual venue (with funding) and the spot venue. */
+export type VenueRole = 'perp' | 'spot';
+
 export class Venues {
   /** The `exchange` parameter: its schema names these two venues. */
   readonly exchange: Param<string, true>;
@@ -31,6 +34,11 @@ export class Venues {
       throw new AppError('INVALID_EXCHANGE', `the spot venue has no funding; use exchange=${this.perp}`, { parameter: 'exchange' });
     }
     return exchange;
+  }
+
+  /** The role of a venue named by `text` (as configured, case-insensitive), or INVALID_EXCHANGE. */
+  roleOf(text: string): VenueRole {
+    return this.parseExchange(text) === this.perp ? 'perp' : 'spot';
   }
 
   /** The venue of the same symbol on the other side (perp <-> spot). */

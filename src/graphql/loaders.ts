@@ -1,10 +1,10 @@
 /**
- * Per-request DataLoaders: every `candles`, `funding`, `features`, `coverage` or `quality` field
+ * Per-request DataLoaders: every `candles`, `funding`, `features`, `coverage`, `ingest` or `quality` field
  * of one GraphQL request that shares its parameters is answered by one read, however many
  * markets the document touches.
  */
 import DataLoader from 'dataloader';
-import type { Candle, CandleRequest, FeatureRequest, FeatureRow, FundingRate, FundingRequest, MarketRef, MarketSummary, Page, QualityRequest } from '../domain/market';
+import type { Candle, CandleRequest, FeatureRequest, FeatureRow, FundingRate, FundingRequest, IngestState, MarketRef, MarketSummary, Page, QualityRequest } from '../domain/market';
 import type { QualityRecord } from '../domain/quality';
 import type { Principal } from '../services/access/principal';
 import type { CandlesService } from '../services/candles.service';
@@ -26,6 +26,7 @@ export interface Loaders {
   funding: DataLoader<FundingRequest, Page<FundingRate>, string>;
   features: DataLoader<FeatureRequest, Page<FeatureRow>, string>;
   coverage: DataLoader<MarketRef, MarketSummary, string>;
+  ingest: DataLoader<MarketRef, IngestState | null, string>;
   /** The records of the caller's plan (the loader belongs to one request, so to one caller). */
   quality: DataLoader<QualityRequest, QualityRecord[], string>;
 }
@@ -39,6 +40,7 @@ export function createLoaders(s: LoaderServices, caller: Principal): Loaders {
     funding: new DataLoader((qs) => s.funding.pages(qs), byValue<FundingRequest>()),
     features: new DataLoader((qs) => s.features.pages(qs), byValue<FeatureRequest>()),
     coverage: new DataLoader((refs) => s.markets.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
+    ingest: new DataLoader((refs) => s.markets.ingestOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
     quality: new DataLoader<QualityRequest, QualityRecord[], string>((qs) => s.quality.recordsOf(caller, qs), byValue<QualityRequest>()),
   };
 }

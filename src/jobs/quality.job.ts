@@ -6,6 +6,7 @@
 import type { Logger } from '../logger';
 import type { Metrics } from '../services/metrics';
 import type { QualityService } from '../services/quality.service';
+import { repeat } from '../services/repeat';
 
 export function startQualitySchedule(
   quality: QualityService,
@@ -14,32 +15,18 @@ export function startQualitySchedule(
   clock: () => number,
   metrics?: Metrics,
 ): () => Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const run = () => {
-    running = (async () => {
-      const started = performance.now();
-      try {
-        const n = await quality.runExclusive(clock());
-        const ms = performance.now() - started;
-        metrics?.jobRun('quality', n === null ? 'skipped' : 'ok', ms / 1000);
-        if (n === null) logger.debug('quality job skipped: another instance holds the lock');
-        else logger.info({ records: n, duration_ms: Math.round(ms) }, 'quality job done');
-      } catch (err) {
-        metrics?.jobRun('quality', 'error', (performance.now() - started) / 1000);
-        logger.error({ err }, 'quality job failed');
-      }
-      if (!stopped) {
-        timer = setTimeout(run, intervalMs);
-        timer.unref();
-      }
-    })();
+  const run = async () => {
+    const started = performance.now();
+    try {
+      const n = await quality.runExclusive(clock());
+      const ms = performance.now() - started;
+      metrics?.jobRun('quality', n === null ? 'skipped' : 'ok', ms / 1000);
+      if (n === null) logger.debug('quality job skipped: another instance holds the lock');
+      else logger.info({ records: n, duration_ms: Math.round(ms) }, 'quality job done');
+    } catch (err) {
+      metrics?.jobRun('quality', 'error', (performance.now() - started) / 1000);
+      logger.error({ err }, 'quality job failed');
+    }
   };
-  run();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
-  };
+  return repeat(run, () => intervalMs, { immediately: true });
 }

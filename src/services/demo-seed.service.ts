@@ -4,6 +4,7 @@
  * imported 1h candles for the 400 days before, every coarser timeframe rolled up, hourly
  * funding for the perpetual venue over the last 60 days, and a few gaps on one series.
  */
+import { oneBatch } from '../db/bulk-upsert';
 import type { Repositories, Store } from '../db/store';
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
 import {
@@ -49,7 +50,7 @@ function inGaps(t: number, gaps: Array<[number, number]>): boolean {
 }
 
 /** The candles as stored: prices with the symbol's tick, volumes with 4 decimals. */
-function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
+export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
   return candles.map((c) => ({
     time: c.time,
     open: c.open.toFixed(sym.decimals),
@@ -58,10 +59,6 @@ function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
     close: c.close.toFixed(sym.decimals),
     volume: c.volume.toFixed(4),
   }));
-}
-
-async function* once<T>(value: T): AsyncGenerator<T> {
-  yield value;
 }
 
 export class DemoSeedService {
@@ -116,8 +113,8 @@ export class DemoSeedService {
           // minutes (their 1h is the rollup of those minutes).
           const first = await tx.candles.firstOpen(id, '1m');
           const hoursBefore = first !== null ? h.filter((c) => c.time < first) : h;
-          await tx.candles.upsert(id, '1h', () => once(inputs(hoursBefore, sym)));
-          await tx.candles.upsert(id, '1m', () => once(inputs(m, sym)));
+          await tx.candles.upsert(id, '1h', oneBatch(inputs(hoursBefore, sym)));
+          await tx.candles.upsert(id, '1m', oneBatch(inputs(m, sym)));
           await tx.candles.rollUp({ seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
           await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
           if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, sym, nowMs);
@@ -139,7 +136,7 @@ export class DemoSeedService {
     for (let t = last - DEMO_FUNDING_DAYS * DAY_MS + HOUR_MS; t <= last; t += HOUR_MS) {
       rows.push({ time: t, rate: demoFundingRate(sym, t).toFixed(8) });
     }
-    await tx.funding.upsert(seriesId, () => once(rows));
+    await tx.funding.upsert(seriesId, oneBatch(rows));
     return rows.length;
   }
 }

@@ -2,7 +2,7 @@
 import type { Store } from '../db/store';
 
 export interface CheckResult {
-  status: 'ok' | 'unavailable';
+  status: 'ok' | 'unavailable' | 'degraded';
   latencyMs?: number;
   error?: string;
   /** What the check adds about its dependency (e.g. `kind`). */
@@ -38,8 +38,14 @@ async function timed(check: HealthCheck): Promise<CheckResult> {
   }
 }
 
+export interface CheckOptions {
+  /** A failing critical check makes /health a 503; a non-critical one only shows in its entry (default true). */
+  critical?: boolean;
+}
+
 export class HealthService {
   private readonly checks: Record<string, HealthCheck> = {};
+  private readonly optional = new Set<string>();
 
   constructor(
     store: Pick<Store, 'ping' | 'kind'>,
@@ -53,15 +59,17 @@ export class HealthService {
   }
 
   /** Add a dependency (the quota store registers itself here). */
-  register(name: string, check: HealthCheck): void {
+  register(name: string, check: HealthCheck, opts: CheckOptions = {}): void {
     this.checks[name] = check;
+    if (opts.critical === false) this.optional.add(name);
   }
 
   async report(): Promise<HealthReport> {
     const names = Object.keys(this.checks);
     const results = await Promise.all(names.map((n) => timed(this.checks[n])));
+    for (const [i, n] of names.entries()) if (this.optional.has(n) && results[i].status === 'unavailable') results[i].status = 'degraded';
     const checks = Object.fromEntries(names.map((n, i) => [n, results[i]]));
-    const status = results.every((r) => r.status === 'ok') ? 'ok' : 'unavailable';
+    const status = results.every((r) => r.status !== 'unavailable') ? 'ok' : 'unavailable';
     return { status, checks, version: this.version };
   }
 }

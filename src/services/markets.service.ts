@@ -1,18 +1,41 @@
 /** Market discovery (GET /v1/markets, GraphQL `markets`, `market`, `coverage`). */
 import type { CandlesRepository, CoverageRow } from '../db/candles.repository';
+import type { IngestRepository } from '../db/ingest.repository';
 import { marketKey, type SeriesRepository, type SeriesRow } from '../db/series.repository';
-import type { MarketRef, MarketSummary } from '../domain/market';
+import { ingestLagSeconds, type IngestState, type MarketRef, type MarketSummary } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
 import type { MarketReads } from '../domain/params/reads';
 import { FEATURE_TIMEFRAMES } from '../domain/timeframe';
+import { formatTimestamp } from '../domain/time';
+
+/** A report older than this means the ingesting process is gone: shown as not connected. */
+export const INGEST_REPORT_STALE_MS = 30_000;
 
 export class MarketsService {
   constructor(
     private readonly reads: Pick<MarketReads, 'markets' | 'market'>,
     private readonly series: SeriesRepository,
     private readonly candles: CandlesRepository,
+    private readonly ingest: Pick<IngestRepository, 'status'>,
     private readonly clock: () => number,
   ) {}
+
+  /** The ingestion state of each market, in order; null for a market nothing ingests. */
+  async ingestOf(refs: readonly MarketRef[]): Promise<Array<IngestState | null>> {
+    const ids = await this.series.idsOf(refs);
+    const now = this.clock();
+    const status = await this.ingest.status([...new Set(ids.values())], new Date(now));
+    return refs.map((r) => {
+      const id = ids.get(marketKey(r));
+      const s = id === undefined ? undefined : status.get(id);
+      if (!s) return null;
+      return {
+        connected: s.connected && now - s.reportedAt <= INGEST_REPORT_STALE_MS,
+        lastClosed: s.lastClosed === null ? null : formatTimestamp(s.lastClosed),
+        lag: s.lastClosed === null ? null : ingestLagSeconds(s.lastClosed, now),
+      };
+    });
+  }
 
   /** A market named by the caller (GraphQL `market(exchange, symbol)`), validated. */
   parseMarket(raw: RawParams): MarketRef {

@@ -5,12 +5,17 @@
  * - quota rejections by tier, dependency failures (database, redis, internal), from the errors
  *   each request ended with (REST error handler and GraphQL context/plugin note them);
  * - job runs and durations (the quality schedule, demo seeding);
+ * - ingestion: venue requests by status, weight spent, socket reconnects, rejected rows, rows
+ *   stored, and the lag of every ingested series (read from the ingest status at scrape time);
  * - freshness read from the database at scrape time: the newest feature row per timeframe and
  *   the newest and oldest quality computation (bounded: a slow or absent database leaves the
  *   gauges empty and counts a scrape error instead of hanging /metrics).
  */
 import client from 'prom-client';
 import type { AppError } from '../domain/errors';
+import type { VenueObserver } from '../venues/venue';
+import type { SeriesLag } from './ingest/ingest-status';
+import type { StoredCandles } from './ingest/candle-writer';
 
 export type Dependency = 'database' | 'redis' | 'internal';
 
@@ -26,7 +31,7 @@ export interface FreshnessReader {
 
 const SCRAPE_QUERY_TIMEOUT_MS = 1_000;
 
-export class Metrics {
+export class Metrics implements VenueObserver {
   readonly registry = new client.Registry();
   readonly contentType = this.registry.contentType;
 
@@ -93,6 +98,44 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly venueRequests = new client.Counter({
+    name: 'mds_venue_requests_total',
+    help: 'REST requests to the venues by venue and HTTP status (error: no answer).',
+    labelNames: ['venue', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly venueWeight = new client.Counter({
+    name: 'mds_venue_weight_used_total',
+    help: "Request weight spent against each venue's limit.",
+    labelNames: ['venue'] as const,
+    registers: [this.registry],
+  });
+  private readonly venueReconnects = new client.Counter({
+    name: 'mds_ingest_reconnects_total',
+    help: 'Venue socket reconnects (after a drop, a refused handshake or silence).',
+    labelNames: ['venue'] as const,
+    registers: [this.registry],
+  });
+  private readonly venueRejected = new client.Counter({
+    name: 'mds_ingest_rejected_rows_total',
+    help: 'Venue rows rejected and never written, by venue and kind (schema, time, values, range).',
+    labelNames: ['venue', 'kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly rowsStored = new client.Counter({
+    name: 'mds_ingest_rows_stored_total',
+    help: 'Candles stored by ingestion and the demo feed, by series and timeframe.',
+    labelNames: ['series_id', 'timeframe'] as const,
+    registers: [this.registry],
+  });
+  private readonly ingestLag = new client.Gauge({
+    name: 'mds_ingest_lag_seconds',
+    help: 'Seconds from the close of the newest stored 1m candle to now, per ingested series.',
+    labelNames: ['exchange', 'symbol'] as const,
+    registers: [this.registry],
+  });
+  private readLags: () => SeriesLag[] = () => [];
+
   constructor(private readonly readFreshness?: FreshnessReader) {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'mds_' });
   }
@@ -145,8 +188,37 @@ export class Metrics {
     if (outcome !== 'skipped') this.jobDuration.observe({ job }, seconds);
   }
 
+  // ---- ingestion (VenueObserver and the write path) --------------------------------------------
+
+  request(venue: string, status: string): void {
+    this.venueRequests.inc({ venue, status });
+  }
+
+  weight(venue: string, weight: number): void {
+    this.venueWeight.inc({ venue }, weight);
+  }
+
+  reconnect(venue: string): void {
+    this.venueReconnects.inc({ venue });
+  }
+
+  rejected(venue: string, kind: string): void {
+    this.venueRejected.inc({ venue, kind });
+  }
+
+  stored(s: StoredCandles): void {
+    this.rowsStored.inc({ series_id: String(s.seriesId), timeframe: s.timeframe }, s.rows);
+  }
+
+  /** Where the per-series ingest lag is read at scrape time. */
+  ingestLags(read: () => SeriesLag[]): void {
+    this.readLags = read;
+  }
+
   async render(): Promise<string> {
     await this.refreshFreshness();
+    this.ingestLag.reset();
+    for (const l of this.readLags()) if (l.lagSeconds !== null) this.ingestLag.set({ exchange: l.exchange, symbol: l.symbol }, l.lagSeconds);
     return this.registry.metrics();
   }
 }

@@ -5,6 +5,7 @@
  * server (jobs/quality.job.ts), where an advisory lock lets one instance at a time run it.
  */
 import type { CandlesRepository } from '../db/candles.repository';
+import type { IngestRepository } from '../db/ingest.repository';
 import type { QualityRepository } from '../db/quality.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { Locks } from '../db/locks.repository';
@@ -24,6 +25,8 @@ export interface QualityDeps {
   series: SeriesRepository;
   candles: CandlesRepository;
   quality: QualityRepository;
+  /** Known venue gaps: slots the venue does not have count as missing even before the first candle. */
+  ingest: Pick<IngestRepository, 'firstGap'>;
   locks: Locks;
   tiers: TierPolicy;
   clock: () => number;
@@ -50,7 +53,9 @@ export class QualityService {
       if (span.first === null) continue;
       const closes = await candles.closes(seriesId, tf, windowStart, closed);
       const meanBasis = pairId === undefined ? null : await candles.meanBasis(perpId!, spotId!, tf, windowStart, closed);
-      const r = computeQuality({ timeframe: tf, computedAt: nowMs, candles: closes, firstOpen: span.first, latestOpen: span.last, meanBasis });
+      const firstGap = await this.d.ingest.firstGap(seriesId, tf);
+      const firstOpen = firstGap === null ? span.first : Math.min(span.first, firstGap);
+      const r = computeQuality({ timeframe: tf, computedAt: nowMs, candles: closes, firstOpen, latestOpen: span.last, meanBasis });
       await quality.save(seriesId, { timeframe: tf, computedAt: nowMs, ...r });
       n++;
     }

@@ -22,6 +22,10 @@ describe.each(storageCases())('Prisma models against the migrated schema on $nam
       },
     });
     await p.apiKey.create({ data: { keyHash: 'h'.repeat(64), keyHint: 'qp_abcdef…', userId: '00000000-0000-4000-8000-000000000009', tier: 'free' } });
+    await p.venueGap.create({ data: { seriesId: series.id, timeframe: '1m', startTime: t, endTime: new Date(t.getTime() + 60_000) } });
+    await p.ingestStatus.create({ data: { seriesId: series.id, connected: true, reportedAt: t } });
+    expect(await p.venueGap.findFirst({ where: { seriesId: series.id } })).toMatchObject({ recordedAt: expect.any(Date) });
+    expect(await p.ingestStatus.findFirst({ where: { seriesId: series.id } })).toMatchObject({ connected: true });
     expect(await p.candle.findFirst({ where: { seriesId: series.id } })).toMatchObject({ derived: false });
     expect(await p.fundingRate.findFirst({ where: { seriesId: series.id } })).not.toBeNull();
     const f = await p.featureRow.findFirst({ where: { seriesId: series.id } });

@@ -1,5 +1,5 @@
 /**
- * Markets for dashboards: `market(exchange, symbol) { coverage candles funding features quality }`
+ * Markets for dashboards: `market(exchange, symbol) { coverage ingest candles funding features quality }`
  * and `markets(exchange)`. Each field hands its arguments to the same service method REST
  * calls (validation, tier rules, values); loaders batch the reads across markets.
  */
@@ -15,7 +15,7 @@ import { argsType, rawOf } from '../args';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
 import { candleColumns, featureValues } from '../serializers';
-import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, MarketType, QualityRecordType } from '../types/market.types';
+import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
@@ -50,6 +50,11 @@ export class MarketResolver {
   @FieldResolver(() => [CoverageType], { nullable: true, description: 'First and last closed candle time per timeframe (and funding).' })
   async coverage(@Root() m: MarketRef, @Ctx() ctx: GqlContext): Promise<CoverageType[]> {
     return (await ctx.loaders.coverage.load({ exchange: m.exchange, symbol: m.symbol })).coverage;
+  }
+
+  @FieldResolver(() => IngestStatusType, { nullable: true, description: 'Live ingestion from the venue; null when nothing ingests this market.' })
+  async ingest(@Root() m: MarketRef, @Ctx() ctx: GqlContext): Promise<IngestStatusType | null> {
+    return ctx.loaders.ingest.load({ exchange: m.exchange, symbol: m.symbol });
   }
 
   @FieldResolver(() => CandlePageType, { nullable: true, description: 'Candles in [start, end] (GET /v1/ohlcv); null with an error when refused.' })

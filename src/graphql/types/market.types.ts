@@ -3,11 +3,12 @@
  * domain/quality.ts), so resolvers hand domain objects over as they are; the GraphQL names are
  * the schema's (schema.graphql).
  */
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
 import type {
   Candle as DomainCandle,
   Coverage as DomainCoverage,
   FundingRate as DomainFundingRate,
+  IngestState,
   MarketRef as DomainMarketRef,
   MultiAssetRow as DomainMultiAssetRow,
   SymbolValue as DomainSymbolValue,
@@ -101,6 +102,16 @@ export class CoverageType implements DomainCoverage {
   first!: string;
   @Field(() => String)
   last!: string | null;
+}
+
+@ObjectType('IngestStatus', { description: 'Live ingestion of a market from its venue (null on Market.ingest when nothing ingests it).' })
+export class IngestStatusType implements IngestState {
+  @Field({ description: 'Whether the venue socket is connected (false once the ingesting process stops reporting).' })
+  connected!: boolean;
+  @Field(() => String, { nullable: true, description: 'Open time of the newest stored closed 1m candle.' })
+  lastClosed!: string | null;
+  @Field(() => Float, { nullable: true, description: "Seconds from that candle's close to now." })
+  lag!: number | null;
 }
 
 @ObjectType('Market', { description: 'A symbol on one venue.' })

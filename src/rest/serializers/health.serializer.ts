@@ -1,8 +1,11 @@
-/** GET /health: each check's status, its latency in ms, and what it adds about its dependency. */
+/**
+ * GET /health: each check's status, its latency in ms, and what it adds about its dependency.
+ * `degraded`: a non-critical check (ingestion) failed; /health itself stays 200.
+ */
 import { z } from 'zod';
 import type { HealthReport } from '../../services/health.service';
 
-const CHECK = z.object({ status: z.enum(['ok', 'unavailable']), latency_ms: z.number().optional(), error: z.string().optional() }).catchall(z.unknown());
+const CHECK = z.object({ status: z.enum(['ok', 'unavailable', 'degraded']), latency_ms: z.number().optional(), error: z.string().optional() }).catchall(z.unknown());
 export const HEALTH_SCHEMA = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), CHECK), version: z.string() });
 
 export function healthBody(r: HealthReport) {

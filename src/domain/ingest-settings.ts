@@ -1,0 +1,79 @@
+/**
+ * The ingestion settings users write (INGEST_SYMBOLS, INGEST_SINCE / --since, INGEST_SYMBOL_MAP),
+ * parsed once, and the rule that maps a symbol to each venue's instrument name. Pure.
+ */
+import { SYMBOL } from './params/market-params';
+import { parseValue } from './params/param';
+import { parseDuration, parseTimestamp } from './time';
+
+/** Per symbol, the instrument names that break the rule, by venue adapter id. */
+export type SymbolMap = Record<string, Partial<Record<string, string>>>;
+
+/** A comma-separated list of BASE-QUOTE symbols, upper-cased and without duplicates. */
+export function parseSymbolList(text: string): string[] {
+  const symbols = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (symbols.length === 0) throw new Error('must list at least one symbol, e.g. BTC-USDT,ETH-USDT');
+  return [...new Set(symbols.map((s) => symbolOf(s)))];
+}
+
+function symbolOf(text: string): string {
+  try {
+    return parseValue(SYMBOL, text);
+  } catch {
+    throw new Error(`"${text}" is not a symbol such as BTC-USDT`);
+  }
+}
+
+/**
+ * The start of a backfill: a duration back from `nowMs` ("30d", "12h"), an ISO 8601 time or
+ * Unix milliseconds. A bare number of 1-12 digits would be ambiguous (seconds of a duration or
+ * milliseconds of a time): a time needs 13 digits or more.
+ */
+export function parseSince(text: string, nowMs: number): number {
+  const t = text.trim();
+  if (/^\d{13,}$/.test(t) || !/^\d+(ms|s|m|h|d)?$/.test(t)) {
+    const at = parseTimestamp(t);
+    if (at === null) throw new Error(`"${text}" is neither a duration (30d, 12h) nor an ISO 8601 or Unix-millisecond time`);
+    return at;
+  }
+  return nowMs - parseDuration(t)!;
+}
+
+/** JSON such as {"PEPE-USDT": {"hyperliquid": "kPEPE"}}: the exceptions to the mapping rule. */
+export function parseSymbolMap(text: string): SymbolMap {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new Error('must be JSON such as {"PEPE-USDT":{"hyperliquid":"kPEPE"}}');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('must be a JSON object keyed by symbol');
+  const out: SymbolMap = {};
+  for (const [symbol, venues] of Object.entries(raw)) {
+    if (typeof venues !== 'object' || venues === null || Array.isArray(venues)) {
+      throw new Error(`${symbol}: must map venue names to instrument names`);
+    }
+    const names: Record<string, string> = {};
+    for (const [venue, name] of Object.entries(venues)) {
+      if (typeof name !== 'string' || !/^[A-Za-z0-9@:_./-]{1,40}$/.test(name)) throw new Error(`${symbol}.${venue}: must be an instrument name`);
+      names[venue] = name;
+    }
+    out[symbolOf(symbol)] = names;
+  }
+  return out;
+}
+
+/** Split BTC-USDT into its base and quote. */
+export function baseQuote(symbol: string): { base: string; quote: string } {
+  const [base, quote] = symbol.split('-');
+  return { base, quote };
+}
+
+/** Venue times within this of a period boundary are aligned to it; farther off, rejected. */
+export const ALIGN_TOLERANCE_MS = 5_000;
+
+/** `ms` moved onto the nearest multiple of `periodMs` when within ALIGN_TOLERANCE_MS; else null. */
+export function alignVenueTime(ms: number, periodMs: number): number | null {
+  const aligned = Math.round(ms / periodMs) * periodMs;
+  return Math.abs(ms - aligned) <= ALIGN_TOLERANCE_MS ? aligned : null;
+}

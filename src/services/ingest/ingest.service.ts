@@ -1,0 +1,154 @@
+/**
+ * Ingestion from the venues: `mds sync` (backfill once, print a summary) and `mds ingest` /
+ * the server with INGEST_SYMBOLS (backfill, then follow live until stopped). Several processes
+ * may run it on one database: the one holding the `ingestLeader` advisory lock ingests; the
+ * others try again every few seconds, so one takes over within 15 s when the leader dies (its
+ * connection closes and PostgreSQL releases the lock).
+ */
+import type { Store } from '../../db/store';
+import type { Logger } from '../../logger';
+import type { Venues } from '../../domain/venues';
+import type { VenueAdapter, VenueRole } from '../../venues/venue';
+import type { QualityService } from '../quality.service';
+import type { CandleWriter } from './candle-writer';
+import type { IngestStatus } from './ingest-status';
+import { LiveSession, type LiveSettings } from './live-session';
+import { SeriesFiller, type IngestTarget } from './series-filler';
+
+export interface SyncRequest {
+  symbols: readonly string[];
+  roles: readonly VenueRole[];
+  sinceMs: number;
+}
+
+export interface SyncSummary {
+  series: Array<{ exchange: string; symbol: string; venue: string; instrument: string; rows: number; venue_gap_slots: number; funding_rows: number }>;
+  requests: Record<string, number>;
+  weight_used: Record<string, number>;
+  duration_ms: number;
+}
+
+/** How often a standby process tries to become the leader, and the leader checks its lock. */
+const LEADER_POLL_MS = 5_000;
+
+export interface IngestDeps {
+  store: Store;
+  venues: Venues;
+  adapters: Record<VenueRole, VenueAdapter>;
+  writer: CandleWriter;
+  quality: QualityService;
+  status: IngestStatus;
+  clock: () => number;
+  log: Logger;
+}
+
+export class IngestService {
+  private readonly filler: SeriesFiller;
+
+  constructor(private readonly d: IngestDeps) {
+    this.filler = new SeriesFiller(d.store, d.writer, d.clock);
+  }
+
+  /** The markets to ingest (their series created when new). */
+  async targets(symbols: readonly string[], roles: readonly VenueRole[]): Promise<IngestTarget[]> {
+    const out: IngestTarget[] = [];
+    for (const symbol of symbols) {
+      for (const role of roles) {
+        const adapter = this.d.adapters[role];
+        const exchange = this.d.venues[role];
+        const id = await this.d.store.series.ensure({ exchange, symbol });
+        out.push({ role, exchange, symbol, instrument: adapter.instrument(symbol), adapter, series: { id, symbol } });
+        this.d.status.track(id, adapter.id, exchange, symbol);
+      }
+    }
+    return out;
+  }
+
+  /** Backfill each series from `sinceMs` to its last closed candle, then score their quality. */
+  async sync(req: SyncRequest): Promise<SyncSummary> {
+    const started = performance.now();
+    const targets = await this.targets(req.symbols, req.roles);
+    const before = this.totals();
+    const series: SyncSummary['series'] = [];
+    // The venues in parallel, each venue's series one after the other (one weight budget).
+    await Promise.all(
+      req.roles.map(async (role) => {
+        for (const t of targets.filter((x) => x.role === role)) {
+          const got = await this.filler.backfill(t, req.sinceMs);
+          const funding = await this.filler.funding(t, req.sinceMs);
+          series.push({ exchange: t.exchange, symbol: t.symbol, venue: t.adapter.id, instrument: t.instrument, rows: got.rows, venue_gap_slots: got.gapSlots, funding_rows: funding });
+        }
+      }),
+    );
+    for (const t of targets) await this.d.quality.computeSeries(t.series.id, this.d.clock());
+    const after = this.totals();
+    const diff = (k: 'requests' | 'weight') => Object.fromEntries(Object.keys(after).map((v) => [v, after[v][k] - before[v][k]]));
+    series.sort((a, b) => a.symbol.localeCompare(b.symbol) || a.exchange.localeCompare(b.exchange));
+    return { series, requests: diff('requests'), weight_used: diff('weight'), duration_ms: Math.round(performance.now() - started) };
+  }
+
+  /**
+   * Ingest `symbols` on both venues until the returned stop is called: wait to be the leader,
+   * backfill, follow. Losing the lock's connection (database restart) ends the session; the
+   * loop then tries again, and the next session resumes from what is stored.
+   */
+  run(symbols: readonly string[], settings: LiveSettings): { stop(): Promise<void>; session(): LiveSession | null } {
+    let stopped = false;
+    let wake: () => void = () => undefined;
+    let current: LiveSession | null = null;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    const loop = (async () => {
+      for (let attempt = 0; !stopped; ) {
+        try {
+          const led = await this.d.store.locks.tryHold('ingestLeader', async (alive) => {
+            this.d.status.role = 'leader';
+            this.d.log.info({ symbols }, 'ingest: leader; backfilling, then following the venues');
+            const targets = await this.targets(symbols, ['perp', 'spot']);
+            current = new LiveSession(targets, this.d.store, this.filler, this.d.writer, this.d.status, settings, this.d.clock, this.d.log);
+            current.start();
+            try {
+              while (!stopped) {
+                await pause(LEADER_POLL_MS);
+                if (!stopped) await alive();
+              }
+            } finally {
+              await current.stop();
+              current = null;
+              this.d.status.role = 'standby';
+            }
+          });
+          attempt = 0;
+          if (led === null) {
+            this.d.status.role = 'standby';
+            await pause(LEADER_POLL_MS);
+          }
+        } catch (err) {
+          this.d.log.warn({ err: (err as Error).message }, 'ingest: session ended; trying again');
+          await pause(Math.min(30_000, 1_000 * 2 ** attempt++));
+        }
+      }
+      this.d.status.role = 'stopped';
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        // Requests and venue waits in progress end now, so the session's queues drain at once.
+        for (const a of Object.values(this.d.adapters)) a.close();
+        wake();
+        await loop;
+      },
+      session: () => current,
+    };
+  }
+
+  private totals(): Record<string, { requests: number; weight: number }> {
+    return Object.fromEntries(Object.values(this.d.adapters).map((a) => [a.id, { ...a.totals }]));
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Binance spot, the spot venue. Documented at developers.binance.com (Spot API): `GET
+ * /api/v3/klines?symbol&interval&startTime&endTime&limit` answers at most 1,000 rows, each the
+ * array [openTime, open, high, low, close, volume, closeTime, quoteVolume, trades,
+ * takerBuyBase, takerBuyQuote, ignore] with decimals as strings; weight 2; every answer reports
+ * `X-MBX-USED-WEIGHT-1M`; 429 carries Retry-After and requests sent during it earn a 418 ban.
+ * The combined stream `/stream?streams=btcusdt@kline_1m/...` wraps each event as
+ * {"stream","data":{"e":"kline","s",...,"k":{t,T,s,i,o,c,h,l,v,n,x,...}}}; `k.x` is true once,
+ * when the kline closes. The server pings every 20 s (ws answers pongs itself).
+ */
+import { z } from 'zod';
+import type { CandleInput } from '../domain/csv-rows';
+import { baseQuote } from '../domain/ingest-settings';
+import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
+import { VenueHttp } from './venue-http';
+import { decimalText, epochMs, RowSink } from './venue-rows';
+import { VenueSocket } from './venue-socket';
+import type { CandlePage, CandleStream, CandleStreamHandlers, VenueAdapter, VenueOptions } from './venue';
+
+const KLINES_WEIGHT = 2;
+const KLINES_LIMIT = 1_000;
+
+/** The documented kline array; the fields after closeTime are not used but must be there. */
+const klineRow = z.tuple([
+  epochMs,
+  decimalText,
+  decimalText,
+  decimalText,
+  decimalText,
+  decimalText,
+  epochMs,
+  decimalText,
+  z.number().int().nonnegative(),
+  decimalText,
+  decimalText,
+  z.unknown(),
+]);
+
+const klineEvent = z.object({
+  e: z.literal('kline'),
+  s: z.string(),
+  k: z.object({
+    t: epochMs,
+    T: epochMs,
+    s: z.string(),
+    i: z.string(),
+    o: decimalText,
+    c: decimalText,
+    h: decimalText,
+    l: decimalText,
+    v: decimalText,
+    x: z.boolean(),
+  }),
+});
+
+export class BinanceVenue implements VenueAdapter {
+  readonly id = 'binance';
+  readonly horizonCandles = null;
+  readonly pageCandles = KLINES_LIMIT;
+  readonly http: VenueHttp;
+
+  constructor(private readonly o: VenueOptions) {
+    this.http = new VenueHttp({
+      venue: this.id,
+      baseUrl: o.apiUrl,
+      weightPerMinute: o.weightPerMinute,
+      usedWeightHeader: 'x-mbx-used-weight-1m',
+      observer: o.observer,
+      now: o.now,
+    });
+  }
+
+  get totals() {
+    return this.http.totals;
+  }
+
+  /** BTC-USDT -> BTCUSDT: Binance names a pair base then quote, no separator. */
+  instrument(symbol: string): string {
+    const { base, quote } = baseQuote(symbol);
+    return this.o.symbolMap[symbol]?.[this.id] ?? `${base}${quote}`;
+  }
+
+  async candles(symbol: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {
+    const p = TIMEFRAME_MS[tf];
+    const json = await this.http.json({
+      method: 'GET',
+      path: '/api/v3/klines',
+      query: { symbol, interval: tf, startTime: startMs, endTime: endMs, limit: KLINES_LIMIT },
+      weight: KLINES_WEIGHT,
+    });
+    const sink = new RowSink(this.id, this.o.observer);
+    const rows: CandleInput[] = [];
+    if (!Array.isArray(json)) {
+      sink.reject('schema', 'klines answer is not an array');
+      return { rows, rejectedTimes: null };
+    }
+    const closedBy = this.o.now();
+    for (const raw of json) {
+      const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
+      if (!k) continue;
+      const row = sink.candle({ time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5] }, tf);
+      if (!row) continue;
+      if (row.time < startMs || row.time > endMs) sink.reject('range', `kline ${row.time} outside the asked range`, row.time);
+      else if (row.time + p <= closedBy) rows.push(row);
+    }
+    return { rows, rejectedTimes: sink.rejectedTimes };
+  }
+
+  follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {
+    const sink = new RowSink(this.id, this.o.observer);
+    const streams = symbols.map((s) => `${s.toLowerCase()}@kline_1m`).join('/');
+    return new VenueSocket({
+      venue: this.id,
+      url: `${this.o.wsUrl}/stream?streams=${streams}`,
+      timeoutMs: this.o.socketTimeoutMs,
+      handlers: h,
+      observer: this.o.observer,
+      subscribe: () => undefined, // the streams are named in the URL
+      ping: (ws) => ws.ping(),
+      onMessage: (msg) => {
+        const data = (msg as { data?: { e?: unknown; k?: { t?: unknown } } } | null)?.data;
+        if (data?.e !== 'kline') return;
+        const k = sink.parse(klineEvent, data, () => data.k?.t)?.k;
+        if (!k || !k.x) return; // still open: only closed klines are stored
+        if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
+        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v }, '1m');
+        if (row) h.onClosed({ instrument: k.s, candle: row });
+      },
+    });
+  }
+
+  close(): void {
+    this.http.close();
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * Hyperliquid, the perpetual venue (hourly funding on every contract). Documented at
+ * hyperliquid.gitbook.io, "API": `POST /info` with `candleSnapshot` (rows {t,T,s,i,o,c,h,l,v,n},
+ * decimals as strings, at most 5,000 per answer and only the 5,000 most recent candles of an
+ * interval exist) and `fundingHistory` ({coin,fundingRate,premium,time}, at most 500 per
+ * answer, paged forward by time); weights 20 per info request plus 1 per 60 candles or per 20
+ * funding rows returned, 1,200 per minute per IP. The WebSocket pushes
+ * {"channel":"candle","data":{...}} for the open candle again and again; a candle is closed
+ * once a candle with a later open time arrives. Its own `premium` is validated, not stored.
+ */
+import { z } from 'zod';
+import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
+import { baseQuote } from '../domain/ingest-settings';
+import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
+import { VenueHttp } from './venue-http';
+import { decimalText, decimalTextOrNumber, epochMs, RowSink } from './venue-rows';
+import { VenueSocket } from './venue-socket';
+import type { CandlePage, CandleStream, CandleStreamHandlers, VenueAdapter, VenueOptions } from './venue';
+
+const INFO_WEIGHT = 20;
+const CANDLES_PER_WEIGHT = 60;
+const FUNDING_ROWS_PER_WEIGHT = 20;
+const FUNDING_PAGE = 500;
+
+// Decimals are strings in the REST answers; the socket's typed docs say number, its traffic
+// sends strings: both are taken, numbers kept as their shortest text.
+const candleRow = z.object({
+  t: epochMs,
+  T: epochMs,
+  s: z.string(),
+  i: z.string(),
+  o: decimalTextOrNumber,
+  c: decimalTextOrNumber,
+  h: decimalTextOrNumber,
+  l: decimalTextOrNumber,
+  v: decimalTextOrNumber,
+  n: z.number().int().nonnegative(),
+});
+type CandleRow = z.infer<typeof candleRow>;
+
+const fundingRow = z.object({ coin: z.string(), fundingRate: decimalText, premium: decimalText, time: epochMs });
+
+const openTimeOf = (raw: unknown) => (raw as { t?: unknown } | null)?.t;
+const fieldsOf = (c: CandleRow): CandleInput => ({ time: c.t, open: c.o, high: c.h, low: c.l, close: c.c, volume: c.v });
+
+export class HyperliquidVenue implements VenueAdapter {
+  readonly id = 'hyperliquid';
+  readonly horizonCandles = 5_000;
+  readonly pageCandles = 5_000;
+  readonly http: VenueHttp;
+
+  constructor(private readonly o: VenueOptions) {
+    this.http = new VenueHttp({ venue: this.id, baseUrl: o.apiUrl, weightPerMinute: o.weightPerMinute, observer: o.observer, now: o.now });
+  }
+
+  get totals() {
+    return this.http.totals;
+  }
+
+  /** BTC-USDT -> BTC: Hyperliquid names a perpetual by its base coin. */
+  instrument(symbol: string): string {
+    return this.o.symbolMap[symbol]?.[this.id] ?? baseQuote(symbol).base;
+  }
+
+  async candles(coin: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {
+    const p = TIMEFRAME_MS[tf];
+    const json = await this.http.json({
+      method: 'POST',
+      path: '/info',
+      body: { type: 'candleSnapshot', req: { coin, interval: tf, startTime: startMs, endTime: endMs + p - 1 } },
+      weight: INFO_WEIGHT,
+      extraWeight: (j) => (Array.isArray(j) ? Math.floor(j.length / CANDLES_PER_WEIGHT) : 0),
+    });
+    const sink = new RowSink(this.id, this.o.observer);
+    const rows: CandleInput[] = [];
+    if (!Array.isArray(json)) {
+      sink.reject('schema', 'candleSnapshot answer is not an array');
+      return { rows, rejectedTimes: null };
+    }
+    const closedBy = this.o.now();
+    for (const raw of json) {
+      const c = sink.parse(candleRow, raw, openTimeOf);
+      if (!c) continue;
+      if (c.s !== coin || c.i !== tf) {
+        sink.reject('range', `candle of ${c.s} ${c.i}, asked ${coin} ${tf}`, c.t);
+        continue;
+      }
+      const row = sink.candle(fieldsOf(c), tf);
+      if (!row) continue;
+      if (row.time < startMs || row.time > endMs) sink.reject('range', `candle ${row.time} outside the asked range`, row.time);
+      else if (row.time + p <= closedBy) rows.push(row);
+    }
+    return { rows, rejectedTimes: sink.rejectedTimes };
+  }
+
+  async funding(coin: string, startMs: number): Promise<FundingRateInput[]> {
+    const sink = new RowSink(this.id, this.o.observer);
+    // One row per hour (aligned times of one hour could repeat): the last wins.
+    const byHour = new Map<number, FundingRateInput>();
+    let from = startMs;
+    for (;;) {
+      const json = await this.http.json({
+        method: 'POST',
+        path: '/info',
+        body: { type: 'fundingHistory', coin, startTime: from },
+        weight: INFO_WEIGHT,
+        extraWeight: (j) => (Array.isArray(j) ? Math.floor(j.length / FUNDING_ROWS_PER_WEIGHT) : 0),
+      });
+      if (!Array.isArray(json)) {
+        sink.reject('schema', 'fundingHistory answer is not an array');
+        break;
+      }
+      let last = -1;
+      for (const raw of json) {
+        const r = sink.parse(fundingRow, raw, (x) => (x as { time?: unknown } | null)?.time);
+        if (!r) continue;
+        last = Math.max(last, r.time);
+        if (r.coin !== coin) {
+          sink.reject('range', `funding of ${r.coin}, asked ${coin}`, r.time);
+          continue;
+        }
+        const row = sink.funding(r.time, r.fundingRate);
+        if (row && row.time <= this.o.now()) byHour.set(row.time, row);
+      }
+      if (json.length < FUNDING_PAGE || last < from) break;
+      from = last + 1;
+    }
+    return [...byHour.values()].sort((a, b) => a.time - b.time);
+  }
+
+  follow(coins: readonly string[], h: CandleStreamHandlers): CandleStream {
+    const p = TIMEFRAME_MS['1m'];
+    /** The open candle seen last, per coin: closed once a later one arrives. */
+    const open = new Map<string, CandleRow>();
+    const sink = new RowSink(this.id, this.o.observer);
+    const onCandle = (raw: unknown) => {
+      const c = sink.parse(candleRow, raw, openTimeOf);
+      if (!c) return;
+      if (!coins.includes(c.s) || c.i !== '1m') return sink.reject('range', `candle of ${c.s} ${c.i} not subscribed`, c.t);
+      const prev = open.get(c.s);
+      if (prev && c.t < prev.t) return; // an older candle re-sent: its final values were kept
+      open.set(c.s, c);
+      if (prev && c.t > prev.t && prev.t + p <= this.o.now() + 5_000) {
+        const row = sink.candle(fieldsOf(prev), '1m');
+        if (row) h.onClosed({ instrument: prev.s, candle: row });
+      }
+    };
+    return new VenueSocket({
+      venue: this.id,
+      url: this.o.wsUrl,
+      timeoutMs: this.o.socketTimeoutMs,
+      handlers: h,
+      observer: this.o.observer,
+      subscribe: (ws) => {
+        open.clear();
+        for (const coin of coins) ws.send(JSON.stringify({ method: 'subscribe', subscription: { type: 'candle', coin, interval: '1m' } }));
+      },
+      ping: (ws) => ws.send(JSON.stringify({ method: 'ping' })),
+      onMessage: (msg) => {
+        const m = msg as { channel?: unknown; data?: unknown } | null;
+        if (m?.channel !== 'candle') return; // subscriptionResponse, pong, error notices
+        for (const raw of Array.isArray(m.data) ? m.data : [m.data]) onCandle(raw);
+      },
+    });
+  }
+
+  close(): void {
+    this.http.close();
+  }
+}

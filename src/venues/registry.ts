@@ -1,0 +1,16 @@
+/**
+ * Which adapter serves each role. A third venue is one adapter file implementing VenueAdapter
+ * (venue.ts) plus a change of one line here (docs/ARCHITECTURE.md, "Venues").
+ */
+import type { IngestConfig } from '../config';
+import { BinanceVenue } from './binance.venue';
+import { HyperliquidVenue } from './hyperliquid.venue';
+import type { VenueAdapter, VenueObserver, VenueRole } from './venue';
+
+export function createVenueAdapters(c: IngestConfig, observer: VenueObserver, now: () => number): Record<VenueRole, VenueAdapter> {
+  const common = { symbolMap: c.symbolMap, socketTimeoutMs: c.socketTimeoutMs, observer, now };
+  return {
+    perp: new HyperliquidVenue({ ...c.hyperliquid, ...common }),
+    spot: new BinanceVenue({ ...c.binance, ...common }),
+  };
+}

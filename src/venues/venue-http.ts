@@ -1,0 +1,161 @@
+/**
+ * REST calls to one venue: the weight budget taken before each request, bounded retries with
+ * jittered exponential backoff on network errors and 5xx, Retry-After obeyed on 429 (the whole
+ * venue waits), and a 418 ban or any other 4xx turned into a VenueRefusedError at once. Never
+ * a tight loop: every retry waits.
+ */
+import { NO_OBSERVER, VenueRefusedError, type VenueObserver } from './venue';
+import { WeightBudget } from './weight-budget';
+
+export interface VenueHttpOptions {
+  venue: string;
+  baseUrl: string;
+  weightPerMinute: number;
+  /** Response header in which the venue reports the weight used this minute. */
+  usedWeightHeader?: string;
+  observer?: VenueObserver;
+  /** Attempts per request before giving up (default 6). */
+  attempts?: number;
+  /** Longest wait for one response (default 15 s). */
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export interface VenueRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  /** Weight taken before sending. */
+  weight: number;
+  /** Extra weight the answer turns out to cost (e.g. per item returned). */
+  extraWeight?: (json: unknown) => number;
+}
+
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 30_000;
+
+/** Full-jitter exponential backoff: a random wait up to base * 2^attempt, capped. */
+export function backoffMs(attempt: number, base = BACKOFF_BASE_MS, cap = BACKOFF_CAP_MS): number {
+  return Math.random() * Math.min(cap, base * 2 ** attempt);
+}
+
+function retryAfterMs(res: Response): number | null {
+  const v = res.headers.get('retry-after');
+  if (v === null) return null;
+  const secs = Number(v);
+  if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/** The venue's own reason, short: Binance {"code","msg"}, else the first line of the body. */
+function reasonOf(status: number, body: string): string {
+  try {
+    const j = JSON.parse(body) as { msg?: unknown; code?: unknown; error?: unknown };
+    if (typeof j?.msg === 'string') return `HTTP ${status} ${j.code ?? ''} ${j.msg}`.replace(/\s+/g, ' ').trim();
+    if (typeof j?.error === 'string') return `HTTP ${status} ${j.error}`;
+  } catch {
+    // not JSON
+  }
+  const line = body.split('\n')[0].trim().slice(0, 200);
+  return line ? `HTTP ${status} ${line}` : `HTTP ${status}`;
+}
+
+export class VenueHttp {
+  readonly budget: WeightBudget;
+  private readonly observer: VenueObserver;
+  private readonly attempts: number;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private readonly stop = new AbortController();
+  /** Requests made and weight spent since start (the `mds sync` summary). */
+  readonly totals = { requests: 0, weight: 0 };
+
+  constructor(private readonly o: VenueHttpOptions) {
+    this.now = o.now ?? Date.now;
+    this.budget = new WeightBudget(o.weightPerMinute, this.now, (ms) => this.sleep(ms));
+    this.observer = o.observer ?? NO_OBSERVER;
+    this.attempts = o.attempts ?? 6;
+    this.timeoutMs = o.timeoutMs ?? 15_000;
+  }
+
+  /** Abort every request and wait in progress (shutdown). */
+  close(): void {
+    this.stop.abort();
+  }
+
+  async json(req: VenueRequest): Promise<unknown> {
+    const url = new URL(this.o.baseUrl + req.path);
+    for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, String(v));
+    let rateLimited = 0;
+    for (let attempt = 0; ; attempt++) {
+      await this.budget.take(req.weight);
+      this.totals.requests++;
+      this.spend(req.weight);
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method: req.method,
+          headers: req.body === undefined ? undefined : { 'content-type': 'application/json' },
+          body: req.body === undefined ? undefined : JSON.stringify(req.body),
+          signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.timeoutMs)]),
+        });
+      } catch (err) {
+        if (this.stop.signal.aborted) throw err;
+        this.observer.request(this.o.venue, 'error');
+        if (attempt + 1 >= this.attempts) throw new Error(`${this.o.venue} unreachable: ${(err as Error).message}`);
+        await this.sleep(backoffMs(attempt));
+        continue;
+      }
+      this.observer.request(this.o.venue, String(res.status));
+      const used = this.o.usedWeightHeader ? Number(res.headers.get(this.o.usedWeightHeader)) : NaN;
+      if (Number.isFinite(used)) this.budget.observeUsed(used);
+      if (res.ok) {
+        const json: unknown = await res.json();
+        const extra = req.extraWeight?.(json) ?? 0;
+        this.budget.add(extra);
+        this.spend(extra);
+        return json;
+      }
+      const body = await res.text().catch(() => '');
+      const wait = retryAfterMs(res);
+      if (res.status === 418) {
+        const until = this.now() + (wait ?? 60_000);
+        this.budget.closeUntil(until);
+        throw new VenueRefusedError(this.o.venue, `IP banned (HTTP 418) for ${Math.ceil((until - this.now()) / 1000)} s`, until);
+      }
+      if (res.status === 429) {
+        rateLimited++;
+        this.budget.closeUntil(this.now() + (wait ?? BACKOFF_BASE_MS * 2 ** rateLimited));
+        if (rateLimited >= this.attempts) throw new VenueRefusedError(this.o.venue, `rate limited (HTTP 429) ${rateLimited} times in a row`);
+        attempt--; // a 429 waits its Retry-After; it does not spend an error attempt
+        continue;
+      }
+      if (res.status >= 400 && res.status < 500) throw new VenueRefusedError(this.o.venue, reasonOf(res.status, body));
+      if (attempt + 1 >= this.attempts) throw new Error(`${this.o.venue} unavailable: ${reasonOf(res.status, body)}`);
+      await this.sleep(Math.max(wait ?? 0, backoffMs(attempt)));
+    }
+  }
+
+  private spend(weight: number): void {
+    if (weight <= 0) return;
+    this.totals.weight += weight;
+    this.observer.weight(this.o.venue, weight);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.stop.signal.aborted) return reject(new Error('venue client closed'));
+      const timer = setTimeout(() => {
+        this.stop.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new Error('venue client closed'));
+      };
+      this.stop.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}

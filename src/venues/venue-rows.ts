@@ -1,0 +1,83 @@
+/**
+ * Turning a venue's candle and funding fields into validated rows, the same checks for every
+ * venue: a time within ±5 s of its boundary is aligned to it (farther off: rejected), decimals
+ * must be finite numbers written as text (kept exact, never through a float), and a candle must
+ * pass the CSV import's checks (positive prices, high and low around open and close, volume
+ * >= 0). A rejected row is reported to the observer and never written.
+ */
+import { z } from 'zod';
+import { parseCandleRow, RowError, type CandleInput, type FundingRateInput } from '../domain/csv-rows';
+import { parseDecimal } from '../domain/decimal';
+import { alignVenueTime } from '../domain/ingest-settings';
+import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
+import type { VenueObserver } from './venue';
+
+/** A decimal as the venue writes it: text. */
+export const decimalText = z.string().refine((v) => parseDecimal(v) !== null, 'not a finite decimal');
+/** Text, or a JSON number where a venue's docs and its traffic disagree (kept as its shortest text). */
+export const decimalTextOrNumber = z.union([decimalText, z.number().finite().transform((n) => String(n))]);
+export const epochMs = z.number().int().nonnegative();
+
+/**
+ * Why a row was dropped (the metric's `kind`): schema, not the documented shape; time, off its
+ * boundary; values, impossible prices; range, not what was asked.
+ */
+export type RejectKind = 'schema' | 'time' | 'values' | 'range';
+
+/** The first issue of a failed zod parse, as one short line. */
+export function schemaReason(err: z.ZodError): string {
+  const i = err.issues[0];
+  return `${i.path.join('.') || 'row'}: ${i.message}`;
+}
+
+/**
+ * The rows of one response or one socket: checked rows are returned, rejected ones counted and
+ * their slots noted (a rejected slot is asked for again later, never recorded as a venue gap).
+ */
+export class RowSink {
+  /** Open times of rejected rows; null once a rejected row had no usable time. */
+  rejectedTimes: number[] | null = [];
+
+  constructor(
+    private readonly venue: string,
+    private readonly observer: VenueObserver,
+  ) {}
+
+  /** Drop a row; `time` when it can be told. */
+  reject(kind: RejectKind, reason: string, time?: unknown): void {
+    this.observer.rejected(this.venue, kind, reason);
+    if (typeof time !== 'number' || !Number.isFinite(time)) this.rejectedTimes = null;
+    else this.rejectedTimes?.push(time);
+  }
+
+  /** The candle aligned and checked, or null (rejected). */
+  candle(f: CandleInput, tf: CandleTimeframe): CandleInput | null {
+    const time = alignVenueTime(f.time, TIMEFRAME_MS[tf]);
+    if (time === null) return this.rejected('time', `open time ${f.time} is more than 5 s off the ${tf} boundary`, f.time);
+    try {
+      return parseCandleRow([String(time), f.open, f.high, f.low, f.close, f.volume], tf);
+    } catch (err) {
+      if (err instanceof RowError) return this.rejected('values', err.message, f.time);
+      throw err;
+    }
+  }
+
+  /** The funding rate aligned to its hour and checked, or null (rejected). */
+  funding(time: number, rate: string): FundingRateInput | null {
+    const aligned = alignVenueTime(time, FUNDING_INTERVAL_MS);
+    if (aligned === null) return this.rejected('time', `funding time ${time} is more than 5 s off the hour`, time);
+    const r = parseDecimal(rate);
+    return r === null ? this.rejected('values', `rate "${rate}" is not a finite number`, time) : { time: aligned, rate: r };
+  }
+
+  /** Parse `raw` with a venue schema, or null (rejected as `schema`). */
+  parse<T>(schema: z.ZodType<T>, raw: unknown, timeOf: (raw: unknown) => unknown): T | null {
+    const parsed = schema.safeParse(raw);
+    return parsed.success ? parsed.data : this.rejected('schema', schemaReason(parsed.error), timeOf(raw));
+  }
+
+  private rejected(kind: RejectKind, reason: string, time: unknown): null {
+    this.reject(kind, reason, time);
+    return null;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Hyperliquid's info endpoint, POST {base}/info with a JSON body:
+ * - candleSnapshot {req:{coin, interval, startTime, endTime?}}: the candles opening in
+ *   [startTime, endTime] (endTime defaults to now), ascending, at most 5,000, only among the
+ *   most recent N of the interval; weight 20 + 1 per 60 rows;
+ * - fundingHistory {coin, startTime, endTime?}: hourly rates with `time` in the range,
+ *   ascending, at most 500; weight 20 + 1 per 20 rows.
+ * 1,200 weight per minute, then 429. A body that is not JSON is a 400, one that is not a known
+ * request a 422, both as text (the venue's axum server). An unknown coin gives [].
+ */
+import type { Interval } from './intervals';
+import { malformObject } from './malform';
+import { retryAfter, textAnswer, jsonAnswer, type Answer, type Served, type SimContext } from './rest';
+import { hyperliquidCandle, hyperliquidFunding } from './wire-format';
+
+const MAX_CANDLES = 5_000;
+const MAX_FUNDINGS = 500;
+const BASE_WEIGHT = 20;
+const DESERIALIZE_ERROR = 'Failed to deserialize the JSON body into the target type';
+
+/** An info request's answer: its weight, and the JSON (rendered once the weight is granted) or the text of a 422. */
+export type InfoAnswer = { ok: true; weight: number; render: () => unknown } | { ok: false; weight: number; error: string };
+
+type Obj = Record<string, unknown>;
+
+const isObject = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isTime = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+const isOptionalTime = (x: unknown) => x === undefined || x === null || isTime(x);
+const refused = (): InfoAnswer => ({ ok: false, error: DESERIALIZE_ERROR, weight: BASE_WEIGHT });
+
+/** A candle as the venue emits it (REST row or `candle` channel data), broken if the malformed switch says so. */
+export function candleRow(ctx: SimContext, coin: string, interval: Interval, open: number, progress?: number): Obj {
+  const values = ctx.market.values('hyperliquid', coin, interval, open, progress);
+  const row = hyperliquidCandle(ctx.market.frame(coin, interval, open), coin, values);
+  const kind = ctx.faults.takeMalform('hyperliquid');
+  if (kind !== null) malformObject(row, kind);
+  return row;
+}
+
+function candleSnapshot(ctx: SimContext, body: Obj): InfoAnswer {
+  const req = body.req;
+  if (!isObject(req) || typeof req.coin !== 'string' || typeof req.interval !== 'string' || !isTime(req.startTime) || !isOptionalTime(req.endTime)) {
+    return refused();
+  }
+  const interval = ctx.market.interval('hyperliquid', req.interval);
+  if (interval === undefined) return refused();
+  const coin = req.coin;
+  const to = isTime(req.endTime) ? req.endTime : ctx.market.now();
+  const opens = ctx.market.openTimes('hyperliquid', coin, interval, { from: req.startTime, to, limit: MAX_CANDLES });
+  const render = () => opens.map((open) => candleRow(ctx, coin, interval, open));
+  return { ok: true, weight: BASE_WEIGHT + Math.floor(opens.length / 60), render };
+}
+
+function fundingHistory(ctx: SimContext, body: Obj): InfoAnswer {
+  if (typeof body.coin !== 'string' || !isTime(body.startTime) || !isOptionalTime(body.endTime)) return refused();
+  const coin = body.coin;
+  const to = isTime(body.endTime) ? body.endTime : ctx.market.now();
+  const fundings = ctx.market.fundings(coin, body.startTime, to, MAX_FUNDINGS);
+  return { ok: true, weight: BASE_WEIGHT + Math.floor(fundings.length / 20), render: () => fundings.map((f) => hyperliquidFunding(coin, f)) };
+}
+
+/** Answers an info request body (REST and WebSocket post alike). */
+export function answerInfo(ctx: SimContext, body: unknown): InfoAnswer {
+  if (!isObject(body)) return refused();
+  if (body.type === 'candleSnapshot') return candleSnapshot(ctx, body);
+  if (body.type === 'fundingHistory') return fundingHistory(ctx, body);
+  return refused();
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, error: `Failed to parse the request body as JSON: ${(err as Error).message}` };
+  }
+}
+
+/** Serves one HTTP request under the Hyperliquid prefix. */
+export function serveHyperliquid(ctx: SimContext, method: string, path: string, contentType: string, text: string): Served {
+  const parsed = parseJson(text);
+  const params = parsed.ok && isObject(parsed.value) ? parsed.value : {};
+  const kind = typeof params.type === 'string' ? params.type : 'invalid';
+  const done = (a: Answer, weight = 0): Served => ({ ...a, kind, weight, params });
+
+  if (method !== 'POST' || path !== '/info') return done(textAnswer(404, 'Not Found'));
+  const forced = ctx.faults.takeFailure('hyperliquid');
+  if (forced !== undefined) return done(textAnswer(forced.status, 'null', retryAfter(forced.retryAfterSecs)));
+  if (!contentType.startsWith('application/json')) return done(textAnswer(415, 'Expected request with `Content-Type: application/json`'));
+  if (!parsed.ok) return done(textAnswer(400, parsed.error));
+
+  const answer = answerInfo(ctx, parsed.value);
+  const weights = ctx.weights.hyperliquid;
+  if (!weights.fits(answer.weight)) return done(textAnswer(429, 'null'));
+  weights.charge(answer.weight);
+  return done(answer.ok ? jsonAnswer(200, answer.render()) : textAnswer(422, answer.error), answer.weight);
+}

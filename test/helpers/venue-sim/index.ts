@@ -1,0 +1,212 @@
+/**
+ * A local stand-in for Hyperliquid (perpetuals, funding) and Binance spot, speaking their
+ * documented REST and WebSocket formats on 127.0.0.1, so no test or benchmark touches the
+ * internet. Its market is deterministic (same request, same bytes) and driven by a clock the
+ * test may share with the service; fault switches make it fail the ways the venues do.
+ *
+ *   const sim = await VenueSimulator.start({ now: clock });
+ *   const service = await startTestServer({ clock, env: { ...sim.env, INGEST_SYMBOLS: 'BTC-USDT' } });
+ *   sim.failNext('binance', 1, 429, 2);
+ *   ...
+ *   await sim.close();
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer } from 'ws';
+import { BinanceRest } from './binance-rest';
+import { Faults } from './faults';
+import { PREFIX, routeRequest, routeUpgrade, type RouteDeps } from './http-routes';
+import { LiveFeed } from './live-feed';
+import { SimMarket } from './market';
+import type { SimContext } from './rest';
+import { SimSockets } from './sockets';
+import { coinOf, type SimVenue } from './venues';
+import { binanceValues, fundingRateText, hyperliquidValues, type SimCandle } from './wire-format';
+import { WeightWindow } from './weight';
+
+export type { SimVenue } from './venues';
+export type { SimCandle } from './wire-format';
+
+export interface SimOptions {
+  /** Instruments served: hyperliquid coins (e.g. ['BTC','ETH']) and binance symbols (e.g. ['BTCUSDT','ETHUSDT']). */
+  hyperliquid?: string[];
+  binance?: string[];
+  /** The simulator's clock (default Date.now). Tests pass an offset clock shared with the service. */
+  now?: () => number;
+  /** No candle opens before this (a listing date); default now - 400 days. */
+  listedAt?: number;
+  /** Hyperliquid's horizon: most recent N candles per interval (default 5000). */
+  hyperliquidCandleLimit?: number;
+  /** Weight limits per minute (defaults 1200 and 6000); Infinity = no limits (benchmarks). */
+  hyperliquidWeightLimit?: number;
+  binanceWeightLimit?: number;
+  /** How often an open candle is pushed on the sockets (default 1000 ms). */
+  pushIntervalMs?: number;
+  /** Binance server ping interval (default 20000). */
+  pingIntervalMs?: number;
+  port?: number; // 0 = any (default)
+}
+
+export type SimEnv = Record<'HYPERLIQUID_API_URL' | 'HYPERLIQUID_WS_URL' | 'BINANCE_API_URL' | 'BINANCE_WS_URL', string>;
+
+export interface SimRequest {
+  venue: SimVenue;
+  kind: string;
+  status: number;
+  weight: number;
+  at: number;
+  params: Record<string, unknown>;
+}
+
+const DAY = 86_400_000;
+
+export class VenueSimulator {
+  /** Environment for the service: HYPERLIQUID_API_URL, HYPERLIQUID_WS_URL, BINANCE_API_URL, BINANCE_WS_URL (http:// and ws:// on 127.0.0.1). */
+  readonly env: SimEnv;
+  /** Every REST request served: venue, kind ('candleSnapshot'|'fundingHistory'|'klines'|other), status, weight charged, time, and the parsed request (body or query). */
+  readonly requests: SimRequest[] = [];
+  private readonly pending = new Set<NodeJS.Timeout>();
+
+  private constructor(
+    private readonly server: http.Server,
+    private readonly wss: WebSocketServer,
+    private readonly ctx: SimContext,
+    private readonly feed: LiveFeed,
+    private readonly socketSet: SimSockets,
+  ) {
+    const { port } = server.address() as AddressInfo;
+    const base = `127.0.0.1:${port}`;
+    this.env = {
+      HYPERLIQUID_API_URL: `http://${base}${PREFIX.hyperliquid}`,
+      HYPERLIQUID_WS_URL: `ws://${base}${PREFIX.hyperliquid}/ws`,
+      BINANCE_API_URL: `http://${base}${PREFIX.binance}`,
+      BINANCE_WS_URL: `ws://${base}${PREFIX.binance}`,
+    };
+  }
+
+  static async start(opts: SimOptions = {}): Promise<VenueSimulator> {
+    const now = opts.now ?? Date.now;
+    const market = new SimMarket({
+      instruments: { hyperliquid: new Set(opts.hyperliquid ?? ['BTC', 'ETH']), binance: new Set(opts.binance ?? ['BTCUSDT', 'ETHUSDT']) },
+      listedAt: opts.listedAt ?? now() - 400 * DAY,
+      hyperliquidCandleLimit: opts.hyperliquidCandleLimit ?? 5_000,
+      now,
+    });
+    const faults = new Faults();
+    const weights = {
+      hyperliquid: new WeightWindow(opts.hyperliquidWeightLimit ?? 1_200, now),
+      binance: new WeightWindow(opts.binanceWeightLimit ?? 6_000, now),
+    };
+    const ctx: SimContext = { market, faults, weights };
+    const feed = new LiveFeed(market, faults, opts.pushIntervalMs ?? 1_000);
+    const sockets = new SimSockets(faults);
+    const server = http.createServer();
+    const wss = new WebSocketServer({ noServer: true, autoPong: false });
+    const sim = await new Promise<VenueSimulator>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, '127.0.0.1', () => resolve(new VenueSimulator(server, wss, ctx, feed, sockets)));
+    });
+    const deps: RouteDeps = {
+      ctx,
+      feed,
+      sockets,
+      binanceRest: new BinanceRest(ctx),
+      pingIntervalMs: opts.pingIntervalMs ?? 20_000,
+      record: (venue, s) => sim.requests.push({ venue, kind: s.kind, status: s.status, weight: s.weight, at: now(), params: s.params }),
+      afterLatency: (venue, send) => sim.afterLatency(venue, send),
+    };
+    server.on('request', (req, res) => routeRequest(deps, req, res));
+    server.on('upgrade', (req, socket, head: Buffer) => routeUpgrade(deps, wss, req, socket, head));
+    return sim;
+  }
+
+  /** The deterministic candle the venue serves, as its strings (partial values for the open one); null when not served. */
+  candle(venue: SimVenue, instrument: string, interval: string, openMs: number): SimCandle | null {
+    const market = this.ctx.market;
+    const i = market.interval(venue, interval);
+    if (i === undefined || !market.served(venue, instrument, i, openMs)) return null;
+    const values = market.values(venue, instrument, i, openMs);
+    return venue === 'hyperliquid' ? hyperliquidValues(coinOf(venue, instrument), values) : binanceValues(values);
+  }
+
+  /** The funding rate of an hour (Hyperliquid), as the venue's string; null if not (yet) published. */
+  fundingRate(coin: string, hourMs: number): string | null {
+    const f = this.ctx.market.funding(coin, hourMs);
+    return f === null ? null : fundingRateText(f);
+  }
+
+  /** Weight charged in the current minute window. */
+  weightUsed(venue: SimVenue): number {
+    return this.ctx.weights[venue].used();
+  }
+
+  /** Open WebSocket connections now, and connections accepted in total. */
+  sockets(venue: SimVenue): { open: number; accepted: number } {
+    return this.socketSet.counts(venue);
+  }
+
+  /** The next n REST requests of a venue answer `status` (429 or 418 with Retry-After: retryAfterSecs, or 500/502...). */
+  failNext(venue: SimVenue, n: number, status: number, retryAfterSecs?: number): void {
+    this.ctx.faults.failNext(venue, n, { status, retryAfterSecs });
+  }
+
+  /** Add latency to every REST response (ms). */
+  setLatency(venue: SimVenue, ms: number): void {
+    this.ctx.faults.latencyMs[venue] = ms;
+  }
+
+  /** Terminate every open socket of a venue (a drop). */
+  dropSockets(venue: SimVenue): void {
+    this.socketSet.drop(venue);
+  }
+
+  /** While on, the venue's sockets stay open but send nothing at all: no data, no pings, no pongs. */
+  setSilent(venue: SimVenue, silent: boolean): void {
+    this.ctx.faults.silent[venue] = silent;
+  }
+
+  /** The next n candle rows the venue emits (REST rows and WS pushes alike) are malformed, one kind after another. */
+  malformNext(venue: SimVenue, n: number): void {
+    this.ctx.faults.malform(venue, n);
+  }
+
+  /** While on, after each close the venue re-sends the just-closed candle as still open, with other values. */
+  setResendUnclosed(on: boolean): void {
+    this.ctx.faults.resendUnclosed = on;
+  }
+
+  /** The venue has no candles opening in [startMs, endMs) for this instrument (every interval; REST and WS skip them). */
+  addGap(venue: SimVenue, instrument: string, startMs: number, endMs: number): void {
+    this.ctx.market.addGap(venue, instrument, startMs, endMs);
+  }
+
+  /** Funding of hour H becomes visible in fundingHistory only at H + ms (default 0). */
+  setFundingDelay(ms: number): void {
+    this.ctx.market.fundingDelayMs = ms;
+  }
+
+  /** Offset venue timestamps by a few ms (e.g. 3) on candles (REST and WS) to prove alignment. */
+  setTimeJitter(ms: number): void {
+    this.ctx.market.timeJitterMs = ms;
+  }
+
+  async close(): Promise<void> {
+    this.feed.close();
+    this.pending.forEach(clearTimeout);
+    this.pending.clear();
+    this.socketSet.dropAll();
+    this.wss.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private afterLatency(venue: SimVenue, send: () => void): void {
+    const ms = this.ctx.faults.latencyMs[venue];
+    if (ms <= 0) return send();
+    const timer = setTimeout(() => {
+      this.pending.delete(timer);
+      send();
+    }, ms);
+    this.pending.add(timer);
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * What each venue serves at a moment of the simulator's clock: the instruments, the candles
+ * that exist (from the listing on, up to the open one, none in a gap, and on Hyperliquid only
+ * the most recent N per interval), their values as of now (the open one partial), and which
+ * funding rates are published.
+ */
+import { BINANCE_INTERVALS, HYPERLIQUID_INTERVALS, ceilOpen, type Interval } from './intervals';
+import { modelCandle, modelFunding, type RawCandle, type RawFunding } from './price-model';
+import type { CandleFrame } from './wire-format';
+import { coinOf, type SimVenue } from './venues';
+
+export interface MarketOptions {
+  instruments: Record<SimVenue, ReadonlySet<string>>;
+  listedAt: number;
+  hyperliquidCandleLimit: number;
+  now: () => number;
+}
+
+/** Open times served in [from, to]: at most `limit`, the oldest ones, or the newest with `newest`. */
+export interface CandleRange {
+  from: number;
+  to: number;
+  limit: number;
+  newest?: boolean;
+}
+
+interface Gap {
+  venue: SimVenue;
+  instrument: string;
+  start: number;
+  end: number;
+}
+
+const HOUR = 3_600_000;
+
+export class SimMarket {
+  timeJitterMs = 0;
+  fundingDelayMs = 0;
+  private readonly gaps: Gap[] = [];
+
+  constructor(private readonly o: MarketOptions) {}
+
+  now(): number {
+    return this.o.now();
+  }
+
+  serves(venue: SimVenue, instrument: string): boolean {
+    return this.o.instruments[venue].has(instrument);
+  }
+
+  interval(venue: SimVenue, name: string): Interval | undefined {
+    return (venue === 'hyperliquid' ? HYPERLIQUID_INTERVALS : BINANCE_INTERVALS).get(name);
+  }
+
+  addGap(venue: SimVenue, instrument: string, start: number, end: number): void {
+    this.gaps.push({ venue, instrument, start, end });
+  }
+
+  served(venue: SimVenue, instrument: string, interval: Interval, open: number): boolean {
+    const now = this.now();
+    return (
+      this.serves(venue, instrument) &&
+      interval.floor(open) === open &&
+      open >= this.earliestOpen(venue, interval, now) &&
+      open <= interval.floor(now) &&
+      !this.inGap(venue, instrument, open)
+    );
+  }
+
+  openTimes(venue: SimVenue, instrument: string, interval: Interval, r: CandleRange): number[] {
+    if (!this.serves(venue, instrument)) return [];
+    const now = this.now();
+    const first = Math.max(ceilOpen(interval, r.from), this.earliestOpen(venue, interval, now));
+    const last = Math.min(interval.floor(r.to), interval.floor(now));
+    const out: number[] = [];
+    const step = r.newest ? -1 : 1;
+    for (let t = r.newest ? last : first; t >= first && t <= last && out.length < r.limit; t = interval.add(t, step)) {
+      if (!this.inGap(venue, instrument, t)) out.push(t);
+    }
+    return r.newest ? out.reverse() : out;
+  }
+
+  /** The candle's values as of now (partial while it is open, final once closed), or after `progress` (0..1) of it. */
+  values(venue: SimVenue, instrument: string, interval: Interval, open: number, progress?: number): RawCandle {
+    const next = interval.add(open, 1);
+    const asOfNow = Math.min(1, Math.max(0, (this.now() - open) / (next - open)));
+    return modelCandle(venue, coinOf(venue, instrument), interval, open, progress ?? asOfNow);
+  }
+
+  /** The candle's place as the venue sends it (times shifted by the jitter switch). */
+  frame(instrument: string, interval: Interval, open: number): CandleFrame {
+    const close = interval.add(open, 1) - 1;
+    return { instrument, interval: interval.name, openTime: open + this.timeJitterMs, closeTime: close + this.timeJitterMs };
+  }
+
+  /** Published fundings with `time` in [from, to], ascending, at most `limit`. */
+  fundings(coin: string, from: number, to: number, limit: number): RawFunding[] {
+    const out: RawFunding[] = [];
+    for (let hour = Math.max(Math.floor(from / HOUR) * HOUR, this.firstFundingHour()); hour <= to && out.length < limit; hour += HOUR) {
+      const f = this.funding(coin, hour);
+      if (f === null) break;
+      if (f.time >= from && f.time <= to) out.push(f);
+    }
+    return out;
+  }
+
+  /** The funding of `hour`, or null when not published (yet), before the listing or not served. */
+  funding(coin: string, hour: number): RawFunding | null {
+    const published = this.serves('hyperliquid', coin) && hour >= this.firstFundingHour() && this.now() >= hour + this.fundingDelayMs;
+    return published ? modelFunding(coin, hour) : null;
+  }
+
+  private firstFundingHour(): number {
+    return Math.ceil(this.o.listedAt / HOUR) * HOUR;
+  }
+
+  /** No candle opens before the listing; Hyperliquid keeps only the most recent N per interval. */
+  private earliestOpen(venue: SimVenue, interval: Interval, now: number): number {
+    const listed = ceilOpen(interval, this.o.listedAt);
+    if (venue === 'binance') return listed;
+    return Math.max(listed, interval.add(interval.floor(now), -(this.o.hyperliquidCandleLimit - 1)));
+  }
+
+  private inGap(venue: SimVenue, instrument: string, open: number): boolean {
+    return this.gaps.some((g) => g.venue === venue && g.instrument === instrument && open >= g.start && open < g.end);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The venues' wire formats for candles and funding, decimals as their strings:
+ * - Hyperliquid: prices to 5 significant figures (at most 6 decimals) and sizes to the coin's
+ *   szDecimals, without trailing zeros but with at least one decimal ("60123.0", "12.3456");
+ *   objects {t,T,s,i,o,c,h,l,v,n}.
+ * - Binance: 8 decimals on every decimal ("60123.45000000"), prices on the 0.01 tick (finer
+ *   for cheap coins), quantities on 0.00001; klines as 12-element arrays, stream events as
+ *   {e,E,s,k:{t,T,s,i,f,L,o,c,h,l,v,n,x,q,V,Q,B}}.
+ */
+import type { RawCandle, RawFunding } from './price-model';
+
+/** A candle as the venue prints it. */
+export interface SimCandle {
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume: string;
+}
+
+/** Where a candle sits: instrument, interval name, open and close times as sent. */
+export interface CandleFrame {
+  instrument: string;
+  interval: string;
+  openTime: number;
+  closeTime: number;
+}
+
+const SZ_DECIMALS: Record<string, number> = { BTC: 5, ETH: 4 };
+
+/** Fixed decimals, trailing zeros dropped, at least one decimal kept: "1.50" → "1.5", "3.00" → "3.0". */
+function trimmed(x: number, decimals: number): string {
+  const s = x.toFixed(decimals);
+  if (!s.includes('.')) return Number(s) === 0 ? '0.0' : `${s}.0`;
+  const t = s.replace(/0+$/, '');
+  const out = t.endsWith('.') ? `${t}0` : t;
+  return Number(out) === 0 ? '0.0' : out;
+}
+
+function hyperliquidPrice(x: number): string {
+  const integerDigits = Math.floor(Math.log10(x)) + 1;
+  return trimmed(x, Math.min(6, Math.max(0, 5 - integerDigits)));
+}
+
+const ZEROS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000', '00000000'];
+/** Past this, x * 10^8 is no longer an exact integer in a double. */
+const EXACT_LIMIT = 2 ** 53 / 1e8;
+
+/**
+ * Binance's 8-decimal strings, rounded first to `decimals` (x >= 0). Integer arithmetic rather
+ * than toFixed: formatting is most of the cost of a kline, and a benchmark asks for millions.
+ */
+function binanceDecimal(x: number, decimals: number): string {
+  if (x >= EXACT_LIMIT) return x.toFixed(decimals) + ZEROS[8 - decimals];
+  const scale = 10 ** decimals;
+  const n = Math.round(x * scale);
+  const whole = Math.floor(n / scale);
+  const fraction = String(n - whole * scale);
+  return `${whole}.${ZEROS[decimals - fraction.length]}${fraction}${ZEROS[8 - decimals]}`;
+}
+
+const binancePrice = (x: number) => binanceDecimal(x, x >= 10 ? 2 : x >= 0.1 ? 4 : 8);
+const binanceQuantity = (x: number) => binanceDecimal(x, 5);
+
+export function hyperliquidValues(coin: string, c: RawCandle): SimCandle {
+  return {
+    open: hyperliquidPrice(c.open),
+    high: hyperliquidPrice(c.high),
+    low: hyperliquidPrice(c.low),
+    close: hyperliquidPrice(c.close),
+    volume: trimmed(c.volume, SZ_DECIMALS[coin] ?? 2),
+  };
+}
+
+export function binanceValues(c: RawCandle): SimCandle {
+  return {
+    open: binancePrice(c.open),
+    high: binancePrice(c.high),
+    low: binancePrice(c.low),
+    close: binancePrice(c.close),
+    volume: binanceQuantity(c.volume),
+  };
+}
+
+/** Hyperliquid's candle object (candleSnapshot rows and the `candle` channel's data). */
+export function hyperliquidCandle(f: CandleFrame, coin: string, c: RawCandle): Record<string, unknown> {
+  const v = hyperliquidValues(coin, c);
+  return { t: f.openTime, T: f.closeTime, s: f.instrument, i: f.interval, o: v.open, c: v.close, h: v.high, l: v.low, v: v.volume, n: c.trades };
+}
+
+function quoteColumns(c: RawCandle) {
+  const mid = (c.open + c.close) / 2;
+  const takerBase = c.volume * c.takerShare;
+  return { quote: binanceDecimal(c.volume * mid, 8), takerBase: binanceQuantity(takerBase), takerQuote: binanceDecimal(takerBase * mid, 8) };
+}
+
+/** A row of GET /api/v3/klines. */
+export function binanceKline(f: CandleFrame, c: RawCandle): unknown[] {
+  const v = binanceValues(c);
+  const q = quoteColumns(c);
+  return [f.openTime, v.open, v.high, v.low, v.close, v.volume, f.closeTime, q.quote, c.trades, q.takerBase, q.takerQuote, '0'];
+}
+
+/** Trade ids: a block per minute, so ids grow with time and never overlap between candles. */
+function tradeIds(openTime: number, trades: number): { first: number; last: number } {
+  if (trades === 0) return { first: -1, last: -1 };
+  const first = Math.floor(openTime / 60_000) * 100_000;
+  return { first, last: first + trades - 1 };
+}
+
+/** The `k` object of a kline stream event. */
+export function binanceStreamKline(f: CandleFrame, c: RawCandle, closed: boolean): Record<string, unknown> {
+  const v = binanceValues(c);
+  const q = quoteColumns(c);
+  const ids = tradeIds(f.openTime, c.trades);
+  return {
+    t: f.openTime, T: f.closeTime, s: f.instrument, i: f.interval, f: ids.first, L: ids.last,
+    o: v.open, c: v.close, h: v.high, l: v.low, v: v.volume, n: c.trades, x: closed,
+    q: q.quote, V: q.takerBase, Q: q.takerQuote, B: '0',
+  };
+}
+
+/** A fundingHistory row. */
+export function hyperliquidFunding(coin: string, f: RawFunding): Record<string, unknown> {
+  return { coin, fundingRate: trimmed(f.rate, 8), premium: trimmed(f.premium, 8), time: f.time };
+}
+
+export const fundingRateText = (f: RawFunding) => trimmed(f.rate, 8);

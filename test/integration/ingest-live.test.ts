@@ -1,0 +1,121 @@
+/**
+ * The server following the venues (INGEST_SYMBOLS) against the venue simulator: backfill,
+ * closed candles from the sockets stored and served over REST and GraphQL, Market.ingest,
+ * /health and /metrics, a dropped socket and a silent one reconnected and reconciled, only
+ * closed candles and their final values stored, freshness kept at 1. The simulator and the
+ * server share a clock shifted so that a minute closes a few seconds into the test.
+ */
+import { roundDecimal } from '../../src/domain/decimal';
+import { lastClosedOpen } from '../../src/domain/timeframe';
+import { startTestServer, type TestServer } from '../helpers/server';
+import { databases } from '../helpers/services';
+import { pollUntil } from '../helpers/wait';
+import { VenueSimulator } from '../helpers/venue-sim';
+
+const MIN = 60_000;
+
+describe.each(databases())('live ingestion against the venue simulator on %s', (_name, make) => {
+  let sim: VenueSimulator;
+  let srv: TestServer;
+  let key: string;
+  let drop: (() => Promise<void>) | undefined;
+  // The next minute closes ~8 s after start.
+  const offset = MIN - (Date.now() % MIN) - 52_000 + (Date.now() % MIN > 52_000 ? MIN : 0);
+  const clock = () => Date.now() + offset;
+
+  beforeAll(async () => {
+    sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 200 });
+    const db = await make();
+    drop = db?.drop;
+    sim.setResendUnclosed(true);
+    srv = await startTestServer({
+      clock,
+      database: db?.url,
+      env: { ...sim.env, INGEST_SYMBOLS: 'BTC-USDT', INGEST_SINCE: '90m', INGEST_WS_TIMEOUT: '1500ms', INGEST_RECONCILE_CANDLES: '5' },
+    });
+    key = await srv.key('scale');
+  });
+  afterAll(async () => {
+    await srv?.stop();
+    await drop?.();
+    await sim?.close();
+  });
+
+  const ohlcv = async (exchange: string, tf = '1m', minutes = 100) => {
+    const end = clock();
+    const r = await srv.getJson(`/v1/ohlcv?exchange=${exchange}&symbol=BTC-USDT&timeframe=${tf}&start=${end - minutes * MIN}&end=${end}&limit=1000`, key);
+    return r.body as { data: Array<{ time: string; open: string; close: string; volume: string }> };
+  };
+  // Polled from storage (the API's quota would refuse a poll every 200 ms).
+  const newest = async (exchange: string) => {
+    const id = await srv.services.store.series.idOf({ exchange, symbol: 'BTC-USDT' });
+    if (id === undefined) return 0;
+    return (await srv.services.store.candles.openSpan(id, '1m', new Date(lastClosedOpen(clock(), '1m')))).last ?? 0;
+  };
+
+  it('when the server starts with INGEST_SYMBOLS, then it backfills both venues and serves the venue values', async () => {
+    const last = lastClosedOpen(clock(), '1m');
+    await pollUntil(() => Promise.all([newest('spot'), newest('perp')]), ([a, b]) => a >= last && b >= last, { withinMs: 20_000 });
+    const spot = (await ohlcv('spot')).data;
+    expect(spot.length).toBeGreaterThanOrEqual(89);
+    for (const c of spot) expect(c.close).toBe(roundDecimal(sim.candle('binance', 'BTCUSDT', '1m', Date.parse(c.time))!.close, 6));
+    const perp = (await ohlcv('perp')).data;
+    for (const c of perp) expect(c.close).toBe(roundDecimal(sim.candle('hyperliquid', 'BTC', '1m', Date.parse(c.time))!.close, 6));
+  });
+
+  it('when a minute closes, then its candle arrives over the sockets and is served with its final values within seconds', async () => {
+    const before = lastClosedOpen(clock(), '1m');
+    const next = before + MIN;
+    await pollUntil(() => Promise.all([newest('spot'), newest('perp')]), ([a, b]) => a >= next && b >= next, { withinMs: 75_000, everyMs: 200 });
+    expect(await newest('spot')).toBeGreaterThanOrEqual(next);
+    expect(await newest('perp')).toBeGreaterThanOrEqual(next);
+    const spot = (await ohlcv('spot', '1m', 3)).data.find((c) => Date.parse(c.time) === next)!;
+    const v = sim.candle('binance', 'BTCUSDT', '1m', next)!;
+    expect(spot).toMatchObject({ open: roundDecimal(v.open, 6), close: roundDecimal(v.close, 6), volume: roundDecimal(v.volume, 6) });
+    // Nothing of the open minute is stored.
+    expect(await newest('spot')).toBeLessThanOrEqual(lastClosedOpen(clock(), '1m'));
+  }, 90_000);
+
+  it('when GraphQL asks for market.ingest, /health and /metrics are read, then they show the live state', async () => {
+    const r = await srv.gql('{ market(exchange: "spot", symbol: "BTC-USDT") { ingest { connected lastClosed lag } } }', {}, key);
+    const body = (await r.json()) as { data: { market: { ingest: { connected: boolean; lastClosed: string; lag: number } } } };
+    expect(body.data.market.ingest).toMatchObject({ connected: true, lastClosed: expect.stringMatching(/\+00:00$/) });
+    expect(body.data.market.ingest.lag).toBeLessThan(70);
+    const health = (await (await srv.rest('/health')).json()) as { status: string; checks: { ingest: { status: string; role: string; venues: Record<string, { connected: boolean; max_lag_seconds: number }> } } };
+    expect(health.status).toBe('ok');
+    expect(health.checks.ingest).toMatchObject({ status: 'ok', role: 'leader' });
+    expect(health.checks.ingest.venues).toMatchObject({ binance: { connected: true, series: 1 }, hyperliquid: { connected: true, series: 1 } });
+    expect(health.checks.ingest.venues.binance.max_lag_seconds).toBeLessThan(70);
+    const metrics = await (await srv.rest('/metrics')).text();
+    expect(metrics).toMatch(/mds_venue_requests_total\{venue="binance",status="200"\} \d+/);
+    expect(metrics).toMatch(/mds_ingest_lag_seconds\{exchange="spot",symbol="BTC-USDT"\} [\d.]+/);
+    expect(metrics).toMatch(/mds_venue_weight_used_total\{venue="hyperliquid"\} \d+/);
+    // A market nothing ingests has no ingest status.
+    const other = await srv.gql('{ market(exchange: "spot", symbol: "DOGE-USDT") { ingest { connected } } }', {}, key);
+    expect(((await other.json()) as { data: { market: { ingest: null } } }).data.market.ingest).toBeNull();
+  });
+
+  it('when a socket drops or falls silent, then it reconnects with backoff and the missed candles are fetched', async () => {
+    const accepted = sim.sockets('binance').accepted;
+    sim.dropSockets('binance');
+    await pollUntil(async () => sim.sockets('binance'), (x) => x.accepted > accepted && x.open > 0, { withinMs: 15_000 });
+    const hl = sim.sockets('hyperliquid').accepted;
+    sim.setSilent('hyperliquid', true);
+    await pollUntil(async () => sim.sockets('hyperliquid').accepted, (n) => n > hl, { withinMs: 15_000 });
+    sim.setSilent('hyperliquid', false);
+    const metrics = await (await srv.rest('/metrics')).text();
+    expect(metrics).toMatch(/mds_ingest_reconnects_total\{venue="binance"\} [1-9]/);
+    expect(metrics).toMatch(/mds_ingest_reconnects_total\{venue="hyperliquid"\} [1-9]/);
+    // Every closed minute since the backfill start is stored: no hole left behind.
+    const last = lastClosedOpen(clock(), '1m');
+    await pollUntil(() => newest('perp'), (t) => t >= last, { withinMs: 20_000 });
+    const rows = (await ohlcv('perp', '1m', 60)).data.map((c) => Date.parse(c.time));
+    for (let i = 1; i < rows.length; i++) expect(rows[i] - rows[i - 1]).toBe(MIN);
+  }, 60_000);
+
+  it('when the quality job runs, then the ingested series are fresh', async () => {
+    await srv.services.quality.computeAll(clock());
+    const r = await srv.getJson('/v1/quality?exchange=spot&symbol=BTC-USDT&timeframe=1m', key);
+    expect((r.body as { timeframes: Record<string, { components: { freshness_score: string } }> }).timeframes['1m'].components.freshness_score).toBe('1.0000');
+  });
+});
