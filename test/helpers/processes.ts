@@ -63,8 +63,18 @@ export interface MdsRun {
   stderr: string;
 }
 
-/** Run the compiled `mds` command (bin/mds.js over dist/) with `args` and `env`; resolves when it exits. */
-export async function runMds(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<MdsRun> {
+export interface MdsProcess {
+  readonly pid: number;
+  /** stdout and stderr so far, interleaved. */
+  output(): string;
+  /** Resolves with what was printed once `pattern` is in the output (rejects if the process exits first). */
+  printed(pattern: RegExp, withinMs?: number): Promise<string>;
+  kill(signal: NodeJS.Signals): void;
+  exited(): Promise<MdsRun>;
+}
+
+/** Start the compiled `mds` command (bin/mds.js over dist/) with `args` and `env`, to watch, signal or kill. */
+export function spawnMds(args: string[], env: Record<string, string>): MdsProcess {
   if (!existsSync(path.join(ROOT, 'dist', 'src', 'cli.js'))) throw new Error('dist/src/cli.js is missing: run npm run build (npm test does)');
   const child = spawn(process.execPath, [MDS_JS, ...args], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
@@ -72,12 +82,40 @@ export async function runMds(args: string[], env: Record<string, string>, timeou
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  let both = '';
+  child.stdout!.on('data', (d) => ((stdout += d), (both += d)));
+  child.stderr!.on('data', (d) => ((stderr += d), (both += d)));
+  const done = exited(child).then((code) => ({ code, stdout, stderr }));
+  return {
+    pid: child.pid!,
+    output: () => both,
+    printed: (pattern, withinMs = 30_000) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`not printed within ${withinMs} ms: ${pattern}\n${both}`)), withinMs);
+        const check = () => (pattern.test(both) ? finish() : undefined);
+        const finish = (err?: Error) => {
+          clearTimeout(timer);
+          child.stdout!.off('data', check);
+          child.stderr!.off('data', check);
+          if (err) reject(err);
+          else resolve(both);
+        };
+        child.stdout!.on('data', check);
+        child.stderr!.on('data', check);
+        void done.then(() => finish(pattern.test(both) ? undefined : new Error(`exited before printing ${pattern}:\n${both}`)));
+        check();
+      }),
+    kill: (signal) => void child.kill(signal),
+    exited: () => done,
+  };
+}
+
+/** Run the compiled `mds` command with `args` and `env`; resolves when it exits (killed after `timeoutMs`). */
+export async function runMds(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<MdsRun> {
+  const p = spawnMds(args, env);
+  const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
   try {
-    const code = await exited(child);
-    return { code, stdout, stderr };
+    return await p.exited();
   } finally {
     clearTimeout(timer);
   }

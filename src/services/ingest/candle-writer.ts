@@ -59,7 +59,7 @@ export class CandleWriter {
   private readonly slots = new Semaphore(CONCURRENT_WRITES);
 
   constructor(
-    private readonly store: Pick<Store, 'transaction' | 'locks'>,
+    private readonly store: Pick<Store, 'transaction' | 'locks' | 'features'>,
     private readonly features: FeaturePrecomputeService,
     private readonly clock: () => number,
     private readonly onStored: (s: StoredCandles) => void = () => undefined,
@@ -78,8 +78,13 @@ export class CandleWriter {
         await tx.candles.rollUp({ seriesId: series.id, from: tf, startMs: first, endMs: last }, this.clock());
       });
       for (const target of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(tf))) {
-        if (target === tf || completesBucket(first, end, target)) {
-          await this.features.technical(series.id, target, bucketStart(first, target));
+        const from = bucketStart(first, target);
+        // A write stopped between its commit and its feature tail (kill -9) left the bars after
+        // the newest feature row without features: the tail starts there.
+        const newest = await this.store.features.latestTime(series.id, target);
+        const owed = newest === null ? null : Math.min(from, newest + TIMEFRAME_MS[target]);
+        if (target === tf || completesBucket(first, end, target) || (owed !== null && owed < from)) {
+          await this.features.technical(series.id, target, owed);
         }
       }
       // The premium reads 1h closes: recomputed when an hour completed (or 1h+ was written).

@@ -105,10 +105,12 @@ export class IngestService {
         };
       });
     const loop = (async () => {
+      let waiting = false;
       for (let attempt = 0; !stopped; ) {
         try {
           const led = await this.d.store.locks.tryHold('ingestLeader', async (alive) => {
             this.d.status.role = 'leader';
+            waiting = false;
             this.d.log.info({ symbols }, 'ingest: leader; backfilling, then following the venues');
             const targets = await this.targets(symbols, ['perp', 'spot']);
             current = new LiveSession(targets, this.d.store, this.filler, this.d.writer, this.d.status, settings, this.d.clock, this.d.log);
@@ -126,6 +128,8 @@ export class IngestService {
           });
           attempt = 0;
           if (led === null) {
+            if (!waiting) this.d.log.info('ingest: standby; another process is the leader');
+            waiting = true;
             this.d.status.role = 'standby';
             await pause(LEADER_POLL_MS);
           }
