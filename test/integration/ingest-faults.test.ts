@@ -1,0 +1,153 @@
+/**
+ * Following the venues through faults of the service's own dependencies and of the venue's
+ * publishing: the database lost for a while during follow (a TCP proxy in front of the
+ * machine's PostgreSQL is cut, never the server itself), and funding published late. The
+ * simulator and the service share a clock shifted so that the minute (or hour) closes a few
+ * seconds into the test.
+ */
+import pg from 'pg';
+import { liveSettings, openServices, type Services } from '../../src/composition';
+import { FUNDING_INTERVAL_MS, lastClosedOpen } from '../../src/domain/timeframe';
+import { testConfig } from '../helpers/config';
+import { describeWith, freshPostgres, type FreshDatabase } from '../helpers/services';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
+import { pause, pollUntil } from '../helpers/wait';
+import { VenueSimulator } from '../helpers/venue-sim';
+
+const MIN = 60_000;
+
+/** A clock the suite shifts (in its beforeAll) so that it reads `atMs` past a multiple of `periodMs` then. */
+function shiftableClock(): { now: () => number; shift(periodMs: number, atMs: number): void } {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    shift(periodMs, atMs) {
+      offset = atMs - (Date.now() % periodMs);
+    },
+  };
+}
+
+/** Wait (real time) until `clock` reads `atMs` past a multiple of `periodMs`. */
+async function untilClockAt(clock: () => number, periodMs: number, atMs: number): Promise<void> {
+  const wait = (atMs - (clock() % periodMs) + periodMs) % periodMs;
+  await pause(wait);
+}
+
+describeWith('DATABASE_URL', 'following the venues while the database goes away and comes back', (serverUrl) => {
+  const shifted = shiftableClock();
+  const clock = shifted.now;
+  let sim: VenueSimulator;
+  let db: FreshDatabase;
+  let proxy: TcpProxy;
+  let s: Services;
+  let sql: pg.Client;
+  let run: { stop(): Promise<void> };
+
+  beforeAll(async () => {
+    shifted.shift(MIN, 40_000); // a minute closes 20 s into the suite
+    sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 250 });
+    db = await freshPostgres(serverUrl);
+    const u = new URL(db.url);
+    proxy = await startTcpProxy(u.hostname, Number(u.port || 5432));
+    const config = testConfig({
+      ...sim.env,
+      DATABASE_URL: proxy.urlFor(db.url),
+      INGEST_SYMBOLS: 'BTC-USDT',
+      INGEST_SINCE: '20m',
+      DATABASE_CONNECT_TIMEOUT: '1s',
+    });
+    s = await openServices(config, { clock });
+    sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+    run = s.ingest.run(['BTC-USDT'], liveSettings(config, clock()));
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await s?.close();
+    await sql?.end();
+    await proxy?.close();
+    await db?.drop();
+    await sim?.close();
+  });
+
+  /** Newest stored 1m open time of each series, and whether each series is one row per minute from its first. */
+  const stored = async () => {
+    const r = await sql.query<{ exchange: string; n: string; lo: string; hi: string }>(
+      `SELECT s.exchange, count(*) AS n, (extract(epoch FROM min(c.time)) * 1000)::bigint AS lo, (extract(epoch FROM max(c.time)) * 1000)::bigint AS hi
+         FROM candles c JOIN series s ON s.id = c.series_id WHERE c.timeframe = '1m' GROUP BY s.exchange ORDER BY s.exchange`,
+    );
+    return r.rows.map((x) => ({ exchange: x.exchange, newest: Number(x.hi), complete: Number(x.n) === (Number(x.hi) - Number(x.lo)) / MIN + 1 }));
+  };
+  const caughtUp = (minute: number) => (rows: Array<{ newest: number }>) => rows.length === 2 && rows.every((r) => r.newest >= minute);
+
+  it('when the database is unreachable across a minute close, then the candle missed meanwhile is stored once it is back, with no hole', async () => {
+    await pollUntil(stored, caughtUp(lastClosedOpen(clock(), '1m')), { withinMs: 30_000 });
+    // Cut from 5 s before the close to 10 s after it: the socket delivers the closed candle
+    // while no write can succeed.
+    await untilClockAt(clock, MIN, 55_000);
+    const closing = lastClosedOpen(clock(), '1m') + MIN;
+    await proxy.cut();
+    await untilClockAt(clock, MIN, 10_000);
+    expect(clock()).toBeGreaterThan(closing + MIN);
+    await proxy.restore();
+
+    const after = await pollUntil(stored, caughtUp(closing), { withinMs: 45_000, everyMs: 250 });
+    expect(after).toEqual([
+      { exchange: 'perp', newest: expect.any(Number), complete: true },
+      { exchange: 'spot', newest: expect.any(Number), complete: true },
+    ]);
+    expect(Math.min(...after.map((r) => r.newest))).toBeGreaterThanOrEqual(closing);
+    // The venues' values, not a placeholder: the closed minute's spot close is the venue's.
+    const { rows } = await sql.query<{ close: string }>(
+      `SELECT c.close::text AS close FROM candles c JOIN series s ON s.id = c.series_id WHERE s.exchange = 'spot' AND c.timeframe = '1m' AND c.time = $1`,
+      [new Date(closing).toISOString()],
+    );
+    expect(Number(rows[0].close)).toBeCloseTo(Number(sim.candle('binance', 'BTCUSDT', '1m', closing)!.close), 6);
+  }, 120_000);
+});
+
+describe('funding published late by the venue', () => {
+  const shifted = shiftableClock();
+  const clock = shifted.now;
+  let sim: VenueSimulator;
+  let s: Services;
+  let run: { stop(): Promise<void> };
+
+  beforeAll(async () => {
+    shifted.shift(FUNDING_INTERVAL_MS, FUNDING_INTERVAL_MS - 12_000); // the hour settles 12 s into the suite
+    sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 500 });
+    sim.setFundingDelay(15_000);
+    const config = testConfig({ ...sim.env, INGEST_SYMBOLS: 'BTC-USDT', INGEST_SINCE: '3h', INGEST_FUNDING_DELAY: '1s' });
+    s = await openServices(config, { clock, dataDir: 'memory' });
+    run = s.ingest.run(['BTC-USDT'], liveSettings(config, clock()));
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await s?.close();
+    await sim?.close();
+  });
+
+  const latestFunding = async () => {
+    const id = await s.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' });
+    return id === undefined ? null : s.store.funding.latestTime(id);
+  };
+  const fundingAsks = (after: number) => sim.requests.filter((r) => r.kind === 'fundingHistory' && r.at >= after && r.status === 200).length;
+
+  it('when the hour settles but its rate is not published yet, then the service asks again until it is, and stores it', async () => {
+    const settling = clock() - (clock() % FUNDING_INTERVAL_MS) + FUNDING_INTERVAL_MS;
+    // The backfill stores the hours published so far.
+    const before = await pollUntil(latestFunding, (t) => t === settling - FUNDING_INTERVAL_MS, { withinMs: 10_000 });
+    expect(before).toBe(settling - FUNDING_INTERVAL_MS);
+    // Asked a second after settlement: not published (15 s late), so not stored.
+    await pollUntil(async () => fundingAsks(settling), (n) => n >= 1, { withinMs: 20_000 });
+    expect(sim.fundingRate('BTC', settling)).toBeNull();
+    expect(await latestFunding()).toBe(settling - FUNDING_INTERVAL_MS);
+    // Asked again later, once published: stored with the venue's rate.
+    const after = await pollUntil(latestFunding, (t) => t === settling, { withinMs: 60_000, everyMs: 500 });
+    expect(after).toBe(settling);
+    expect(fundingAsks(settling)).toBeGreaterThanOrEqual(2);
+    const id = (await s.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!;
+    const rows = (await s.store.funding.pages([id], new Date(settling), new Date(settling), 10)).get(id) ?? [];
+    expect(rows.map((r) => Number(r.rate))).toEqual([Number(sim.fundingRate('BTC', settling))]);
+  }, 90_000);
+});
