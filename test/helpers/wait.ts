@@ -13,3 +13,20 @@ export async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => 
 
 /** Let time pass: for load that must run for a while (traffic across a fault), not for waiting on an outcome. */
 export const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A clock ahead of or behind real time, shifted when a suite starts (its beforeAll): the simulator and the service share it. */
+export function shiftableClock(): { now: () => number; shift(periodMs: number, atMs: number): void } {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    /** From now on, the clock reads `atMs` past a multiple of `periodMs` (e.g. 52 s into a minute). */
+    shift(periodMs, atMs) {
+      offset = atMs - (Date.now() % periodMs);
+    },
+  };
+}
+
+/** Let real time pass until `clock` reads `atMs` past a multiple of `periodMs`. */
+export async function untilClockAt(clock: () => number, periodMs: number, atMs: number): Promise<void> {
+  await pause((atMs - (clock() % periodMs) + periodMs) % periodMs);
+}

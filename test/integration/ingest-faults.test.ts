@@ -11,27 +11,10 @@ import { FUNDING_INTERVAL_MS, lastClosedOpen } from '../../src/domain/timeframe'
 import { testConfig } from '../helpers/config';
 import { describeWith, freshPostgres, type FreshDatabase } from '../helpers/services';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
-import { pause, pollUntil } from '../helpers/wait';
+import { pollUntil, shiftableClock, untilClockAt } from '../helpers/wait';
 import { VenueSimulator } from '../helpers/venue-sim';
 
 const MIN = 60_000;
-
-/** A clock the suite shifts (in its beforeAll) so that it reads `atMs` past a multiple of `periodMs` then. */
-function shiftableClock(): { now: () => number; shift(periodMs: number, atMs: number): void } {
-  let offset = 0;
-  return {
-    now: () => Date.now() + offset,
-    shift(periodMs, atMs) {
-      offset = atMs - (Date.now() % periodMs);
-    },
-  };
-}
-
-/** Wait (real time) until `clock` reads `atMs` past a multiple of `periodMs`. */
-async function untilClockAt(clock: () => number, periodMs: number, atMs: number): Promise<void> {
-  const wait = (atMs - (clock() % periodMs) + periodMs) % periodMs;
-  await pause(wait);
-}
 
 describeWith('DATABASE_URL', 'following the venues while the database goes away and comes back', (serverUrl) => {
   const shifted = shiftableClock();

@@ -9,7 +9,7 @@ import { roundDecimal } from '../../src/domain/decimal';
 import { lastClosedOpen } from '../../src/domain/timeframe';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { databases } from '../helpers/services';
-import { pollUntil } from '../helpers/wait';
+import { pollUntil, shiftableClock } from '../helpers/wait';
 import { VenueSimulator } from '../helpers/venue-sim';
 
 const MIN = 60_000;
@@ -19,11 +19,11 @@ describe.each(databases())('live ingestion against the venue simulator on %s', (
   let srv: TestServer;
   let key: string;
   let drop: (() => Promise<void>) | undefined;
-  // The next minute closes ~8 s after start.
-  const offset = MIN - (Date.now() % MIN) - 52_000 + (Date.now() % MIN > 52_000 ? MIN : 0);
-  const clock = () => Date.now() + offset;
+  const shifted = shiftableClock();
+  const clock = shifted.now;
 
   beforeAll(async () => {
+    shifted.shift(MIN, 52_000); // the next minute closes ~8 s after the start
     sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 200 });
     const db = await make();
     drop = db?.drop;
@@ -72,6 +72,16 @@ describe.each(databases())('live ingestion against the venue simulator on %s', (
     const spot = (await ohlcv('spot', '1m', 3)).data.find((c) => Date.parse(c.time) === next)!;
     const v = sim.candle('binance', 'BTCUSDT', '1m', next)!;
     expect(spot).toMatchObject({ open: roundDecimal(v.open, 6), close: roundDecimal(v.close, 6), volume: roundDecimal(v.volume, 6) });
+    // The same candle over GraphQL, and its features computed (the incremental tail).
+    const g = await srv.gql(
+      'query($s: String!) { market(exchange: "spot", symbol: "BTC-USDT") { candles(timeframe: "1m", start: $s, end: $s) { data { time close volume } } } }',
+      { s: String(next) },
+      key,
+    );
+    const gData = ((await g.json()) as { data: { market: { candles: { data: Array<{ time: string; close: string; volume: string }> } } } }).data;
+    expect(gData.market.candles.data).toEqual([{ time: spot.time, close: spot.close, volume: spot.volume }]);
+    const f = await srv.getJson(`/v1/features?exchange=spot&symbol=BTC-USDT&timeframe=1m&features=rsi_14,vwap_20&start=${next}&end=${next}`, key);
+    expect((f.body as { data: Array<Record<string, unknown>> }).data).toEqual([{ time: spot.time, rsi_14: expect.stringMatching(/^\d+\.\d{6}$/), vwap_20: expect.stringMatching(/^\d+\.\d{6}$/) }]);
     // Nothing of the open minute is stored.
     expect(await newest('spot')).toBeLessThanOrEqual(lastClosedOpen(clock(), '1m'));
   }, 90_000);
