@@ -66,11 +66,13 @@ export class LiveSession {
         {
           onConnected: () => {
             this.status.venueConnected(adapter.id, true);
+            void this.reportStatus(); // readers of ingest_status see the change now, not at the next report
             this.log.info({ venue: adapter.id }, 'venue socket connected');
             for (const t of targets) this.enqueue(t, 'reconcile', () => this.reconcile(t));
           },
           onDisconnected: (reason) => {
             this.status.venueConnected(adapter.id, false);
+            void this.reportStatus();
             this.log.warn({ venue: adapter.id, reason }, 'venue socket lost; reconnecting');
           },
           onClosed: (c) => this.onClosed(adapter, c),

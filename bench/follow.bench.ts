@@ -1,0 +1,184 @@
+/**
+ * Follow benchmark: the server ingesting 10 symbols on both venues (20 series of 1m candles,
+ * each closing every minute) from the local venue simulator, on PostgreSQL with Redis quotas.
+ * For every series and every minute close, the time from the venue's close (the minute
+ * boundary: the simulator pushes the final kline and the next candle then) to the moment the
+ * closed candle is served by GET /v1/ohlcv with the venue's final close, and its row by GET
+ * /v1/features. Targets: p50 at most 500 ms, p99 at most 2 s, over --minutes (default 10);
+ * the server's RSS flat (sampled every 5 s; the trend after the first two minutes reported).
+ *
+ * The server runs as a separate process (`node dist/src/server.js`, INGEST_SYMBOLS set), the
+ * simulator and the pollers in this one. From each boundary, one poller per series and
+ * endpoint asks for that single minute every --poll ms (default 50: the resolution of the
+ * figures) until it is there.
+ *
+ *   npm run build && node dist/bench/follow.bench.js [--minutes 10] [--poll 50]
+ *   (`npm run bench:follow`). BENCH_PG_URL and BENCH_REDIS_URL name the servers.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config';
+import { openServices } from '../src/composition';
+import { roundDecimal } from '../src/domain/decimal';
+import { VenueSimulator } from '../test/helpers/venue-sim';
+import { BENCH_USER, benchDatabase, gatewayEnv, rssMb, runBench, startProcess } from './bench-support';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    poll: { type: 'string', default: '50' },
+  },
+});
+const MINUTES = Number(values.minutes);
+const POLL_MS = Number(values.poll);
+const MIN = 60_000;
+const COINS = ['BTC', 'ETH', 'SOL', 'BNB', 'XRP', 'DOGE', 'ADA', 'AVAX', 'LINK', 'DOT'];
+const SYMBOLS = COINS.map((c) => `${c}-USDT`);
+const SERIES = SYMBOLS.flatMap((symbol) => [
+  { exchange: 'perp', symbol, venue: 'hyperliquid' as const, instrument: symbol.split('-')[0] },
+  { exchange: 'spot', symbol, venue: 'binance' as const, instrument: symbol.replace('-', '') },
+]);
+const TARGET_P50_MS = 500;
+const TARGET_P99_MS = 2_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function slope(ys: number[]): number {
+  const n = ys.length;
+  const mx = (n - 1) / 2;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  ys.forEach((y, x) => {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  });
+  return den === 0 ? 0 : num / den;
+}
+
+interface MinuteRow {
+  minute: number;
+  ohlcvP50: number;
+  ohlcvMax: number;
+  featuresP50: number;
+  featuresMax: number;
+  missed: number;
+  rssMb: number;
+  rssMinMb: number;
+  rssMaxMb: number;
+}
+
+async function main(): Promise<void> {
+  const sim = await VenueSimulator.start({ hyperliquid: COINS, binance: COINS.map((c) => `${c}USDT`) });
+  const db = await benchDatabase();
+  const base = gatewayEnv(db.url);
+  const services = await openServices(loadConfig(base));
+  const { key } = await services.keys.create({ userId: BENCH_USER, tier: 'scale', label: null });
+  await services.close();
+  const env = { ...base, ...sim.env, LOG_LEVEL: 'warn', INGEST_SYMBOLS: SYMBOLS.join(','), INGEST_SINCE: '3h' };
+  const started = Date.now();
+  const server = await startProcess('src/server.js', env, '/health');
+  const get = async (path: string) => {
+    const r = await fetch(server.url + path, { headers: { 'X-API-Key': key } });
+    const body = (await r.json()) as { data?: Array<Record<string, string>> };
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(body)}`);
+    return body.data ?? [];
+  };
+
+  const latencies = { ohlcv: [] as number[], features: [] as number[] };
+  const minutes: MinuteRow[] = [];
+  let missed = 0;
+  try {
+    // The backfill first: every series' lag under a minute on /health.
+    for (;;) {
+      const h = (await (await fetch(server.url + '/health')).json()) as { checks: { ingest?: { venues: Record<string, { series: number; connected: boolean; max_lag_seconds: number | null }> } } };
+      const v = h.checks.ingest?.venues ?? {};
+      if (Object.values(v).length === 2 && Object.values(v).every((x) => x.connected && x.max_lag_seconds !== null && x.max_lag_seconds < 60)) break;
+      if (Date.now() - started > 600_000) throw new Error(`no catch-up within 10 min: ${JSON.stringify(h)}`);
+      await sleep(500);
+    }
+    console.log(`server pid ${server.pid}: ${SERIES.length} series backfilled (3 h) and following after ${((Date.now() - started) / 1000).toFixed(1)} s; RSS ${rssMb(server.pid)} MB; polling every ${POLL_MS} ms`);
+
+    /** Poll one minute of one series until served; the ms from `boundary`, or null after 30 s. */
+    const served = async (boundary: number, path: string, ok: (rows: Array<Record<string, string>>) => boolean): Promise<number | null> => {
+      for (;;) {
+        const at = Date.now();
+        if (ok(await get(path))) return at - boundary;
+        if (at - boundary > 30_000) return null;
+        await sleep(Math.max(0, POLL_MS - (Date.now() - at)));
+      }
+    };
+
+    for (let m = 1; m <= MINUTES; m++) {
+      const boundary = Math.ceil(Date.now() / MIN) * MIN;
+      const open = boundary - MIN;
+      const rss: number[] = [];
+      const sampler = setInterval(() => rss.push(rssMb(server.pid)), 5_000);
+      await sleep(boundary - Date.now());
+      const got = await Promise.all(
+        SERIES.flatMap((s) => {
+          const q = `exchange=${s.exchange}&symbol=${s.symbol}&timeframe=1m&start=${open}&end=${open}`;
+          const close = roundDecimal(sim.candle(s.venue, s.instrument, '1m', open)!.close, 6);
+          return [
+            served(boundary, `/v1/ohlcv?${q}`, (rows) => rows.length === 1 && rows[0].close === close).then((ms) => ['ohlcv', ms] as const),
+            served(boundary, `/v1/features?${q}&features=rsi_14,vwap_20`, (rows) => rows.length === 1 && rows[0].rsi_14 !== null).then((ms) => ['features', ms] as const),
+          ];
+        }),
+      );
+      const now = { ohlcv: [] as number[], features: [] as number[] };
+      let minuteMissed = 0;
+      for (const [kind, ms] of got) {
+        if (ms === null) minuteMissed++;
+        else now[kind].push(ms), latencies[kind].push(ms);
+      }
+      missed += minuteMissed;
+      // Sample through the rest of the minute.
+      await sleep(Math.max(0, boundary + MIN - 2_000 - Date.now()));
+      clearInterval(sampler);
+      now.ohlcv.sort((a, b) => a - b);
+      now.features.sort((a, b) => a - b);
+      const row: MinuteRow = {
+        minute: m,
+        ohlcvP50: percentile(now.ohlcv, 50),
+        ohlcvMax: now.ohlcv[now.ohlcv.length - 1],
+        featuresP50: percentile(now.features, 50),
+        featuresMax: now.features[now.features.length - 1],
+        missed: minuteMissed,
+        rssMb: rssMb(server.pid),
+        rssMinMb: Math.min(...rss),
+        rssMaxMb: Math.max(...rss),
+      };
+      minutes.push(row);
+      console.log(JSON.stringify(row));
+    }
+  } finally {
+    await server.stop();
+    await db.drop();
+    await sim.close();
+  }
+
+  const summary = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s[s.length - 1] };
+  };
+  const o = summary(latencies.ohlcv);
+  const f = summary(latencies.features);
+  const trend = (pick: (r: MinuteRow) => number) => (minutes.length > 3 ? `${slope(minutes.slice(2).map(pick)).toFixed(2)} MB/min` : 'n/a');
+  console.log(`\nfollow: ${SERIES.length} series x ${MINUTES} min, close -> served (ms, poll ${POLL_MS} ms):`);
+  console.log(`  /v1/ohlcv:    n ${o.n}, p50 ${o.p50}, p90 ${o.p90}, p99 ${o.p99}, max ${o.max}`);
+  console.log(`  /v1/features: n ${f.n}, p50 ${f.p50}, p90 ${f.p90}, p99 ${f.p99}, max ${f.max}`);
+  console.log(`  not served within 30 s: ${missed}`);
+  console.log(
+    `  RSS at minute end: ${minutes.map((r) => r.rssMb).join(', ')} MB (slope after minute 2: ${trend((r) => r.rssMb)}); ` +
+      `lowest 5 s sample per minute: ${minutes.map((r) => r.rssMinMb).join(', ')} MB (slope ${trend((r) => r.rssMinMb)})`,
+  );
+  const pass = missed === 0 && Math.max(o.p50, f.p50) <= TARGET_P50_MS && Math.max(o.p99, f.p99) <= TARGET_P99_MS;
+  console.log(`  targets p50 <= ${TARGET_P50_MS} ms, p99 <= ${TARGET_P99_MS} ms: ${pass ? 'met' : 'NOT met'}`);
+  if (!pass) process.exitCode = 1;
+}
+
+runBench(main);
