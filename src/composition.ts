@@ -28,7 +28,7 @@ import { TierPolicy } from './services/tier-policy';
 import { VERSION } from './version';
 import { createLogger, type Logger } from './logger';
 import { DemoFeedService } from './services/demo-feed.service';
-import { CandleWriter } from './services/ingest/candle-writer';
+import { CandleWriter, INGEST_POOL_SIZE } from './services/ingest/candle-writer';
 import { IngestService } from './services/ingest/ingest.service';
 import type { LiveSettings } from './services/ingest/live-session';
 import { parseSince } from './domain/ingest-settings';
@@ -101,6 +101,21 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     throw err;
   }
   const store = new Store(db);
+  // Ingestion on PostgreSQL has a pool of its own (pg connects on first use: nothing is opened
+  // where nothing ingests): an API burst never delays live data, and ingestion never takes the
+  // API's connections. PGlite has one connection either way.
+  const ingestStore =
+    db.kind === 'postgres'
+      ? new Store(
+          await openDatabase({
+            databaseUrl: config.databaseUrl,
+            poolSize: INGEST_POOL_SIZE,
+            connectTimeoutMs: config.databaseConnectTimeoutMs,
+            queryTimeoutMs: config.databaseQueryTimeoutMs,
+            dataDir: 'memory',
+          }),
+        )
+      : store;
   const clock = opts.clock ?? Date.now;
   const venues = new Venues(config.exchanges.perp, config.exchanges.spot);
   const reads = marketReads(venues);
@@ -128,7 +143,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   });
   const ingestStatus = new IngestStatus(clock);
   metrics.ingestLags(() => ingestStatus.lags());
-  const writer = new CandleWriter(store, featurePrecompute, clock, (s) => metrics.stored(s));
+  const writer = new CandleWriter(ingestStore, ingestStore === store ? featurePrecompute : new FeaturePrecomputeService(ingestStore, venues), clock, (s) => metrics.stored(s));
   const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {
     await quotaStore.ping();
@@ -161,7 +176,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     metrics,
     writer,
     ingest: new IngestService({
-      store,
+      store: ingestStore,
       venues,
       adapters: createVenueAdapters(config.ingest, metrics, clock),
       writer,
@@ -176,6 +191,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     clock,
     async close() {
       await quotaStore.close();
+      if (ingestStore !== store) await ingestStore.close();
       await store.close();
     },
   };

@@ -142,13 +142,17 @@ export class FeaturesRepository {
     );
   }
 
-  /** Open time of the newest feature row of a series and timeframe (null: none). */
-  async latestTime(seriesId: number, timeframe: FeatureTimeframe): Promise<number | null> {
-    const [r] = await this.db.query<{ t: number | null }>(
-      `SELECT ${sqlEpochMs('max(time)')} AS t FROM features WHERE series_id = $1 AND timeframe = $2`,
-      [seriesId, timeframe],
+  /** Open time of the newest feature row of a series at each of `timeframes` (absent: none), in one query. */
+  async latestTimes(seriesId: number, timeframes: readonly FeatureTimeframe[]): Promise<Map<FeatureTimeframe, number>> {
+    const rows = await this.db.query<{ timeframe: FeatureTimeframe; t: number }>(
+      `SELECT tf.timeframe, ${sqlEpochMs('f.time')} AS t
+         FROM unnest($2::text[]) AS tf(timeframe)
+         CROSS JOIN LATERAL (
+           SELECT time FROM features WHERE series_id = $1 AND timeframe = tf.timeframe ORDER BY time DESC LIMIT 1
+         ) f`,
+      [seriesId, timeframes],
     );
-    return r.t;
+    return new Map(rows.map((r) => [r.timeframe, Number(r.t)]));
   }
 
   /**

@@ -22,6 +22,11 @@ const SYMBOL_LOCK_CLASS = 7_734_214;
 
 export type LockName = keyof typeof LOCK_KEYS;
 
+/** Take the lock of one symbol (the one `Locks.withSymbolLock` holds) until `tx`'s transaction ends. */
+export async function lockSymbolInTransaction(tx: SqlSession, symbol: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol]);
+}
+
 /** Run `fn` while `session` holds lock `key` (waiting for it). */
 export async function holdingLock<T>(session: SqlSession, key: number, fn: () => Promise<T>): Promise<T> {
   await session.query('SELECT pg_advisory_lock($1)', [key]);

@@ -96,7 +96,12 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
 
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPg(pool) }));
 
-  async function session<T>(fn: (s: SqlSession) => Promise<T>): Promise<T> {
+  /**
+   * A checked-out connection for `fn`, as a session (no statement timeout while it is held) or
+   * a transaction (BEGIN with SET LOCAL, which ends with it: one round trip each way). A
+   * connection that failed is discarded; a healthy one goes back with the pool's timeout.
+   */
+  async function checkout<T>(kind: 'session' | 'transaction', fn: (s: SqlSession) => Promise<T>): Promise<T> {
     const client = await pool.connect().catch(mapUnavailable);
     let broken = false;
     // A checked-out client has no listener of the pool's: without this one, a connection
@@ -107,18 +112,23 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
     };
     client.on('error', onError);
     try {
-      await client.query('SET statement_timeout = 0').catch(mapUnavailable);
-      return await fn(sessionOf(client));
+      await client.query(kind === 'session' ? 'SET statement_timeout = 0' : 'BEGIN; SET LOCAL statement_timeout = 0').catch(mapUnavailable);
+      const out = await fn(sessionOf(client));
+      if (kind === 'transaction') await client.query('COMMIT').catch(mapUnavailable);
+      else broken = await client.query('RESET statement_timeout').then(() => false, () => true);
+      return out;
     } catch (err) {
-      broken = true;
+      // A failed session's connection is in an unknown state; a failed transaction's is kept
+      // when its rollback works.
+      broken = broken || kind === 'session' || (await client.query('ROLLBACK').then(() => false, () => true));
       throw err;
     } finally {
-      // A connection that failed is discarded; a healthy one goes back with the pool's timeout.
-      if (!broken) broken = await client.query('RESET statement_timeout').then(() => false, () => true);
       client.removeListener('error', onError);
       client.release(broken);
     }
   }
+
+  const session = <T>(fn: (s: SqlSession) => Promise<T>): Promise<T> => checkout('session', fn);
 
   return {
     kind: 'postgres',
@@ -133,18 +143,7 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
     },
     copyFrom: () => Promise.reject(new Error('copyFrom needs a transaction or session')),
     session,
-    transaction: (fn) =>
-      session(async (s) => {
-        await s.query('BEGIN');
-        try {
-          const out = await fn(s);
-          await s.query('COMMIT');
-          return out;
-        } catch (err) {
-          await s.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        }
-      }),
+    transaction: (fn) => checkout('transaction', fn),
     async close() {
       await prisma.$disconnect().catch(() => undefined);
       await pool.end().catch(() => undefined);

@@ -153,25 +153,34 @@ export class SeriesFiller {
     const p = TIMEFRAME_MS[tf];
     const total: FillSummary = { rows: 0, gapSlots: 0 };
     let batch: CandleInput[] = [];
+    // A batch is written while the next one is fetched; one write at a time keeps them in order.
+    let writing: Promise<void> = Promise.resolve();
     const flush = async () => {
-      await this.writer.candles(t.series, tf, batch);
-      total.rows += batch.length;
+      const rows = batch;
       batch = [];
+      await writing;
+      writing = this.writer.candles(t.series, tf, rows).then(() => void (total.rows += rows.length));
+      writing.catch(() => undefined); // observed now; rethrown where it is awaited
     };
-    for await (const [[from, to], page] of prefetch(windows, ([s, e]) => t.adapter.candles(t.instrument, tf, s, e), PAGES_AHEAD)) {
-      for (const r of page.rows) batch.push(r);
-      if (page.rejectedTimes !== null) {
-        const have = new Set(page.rows.map((r) => r.time));
-        for (const r of page.rejectedTimes) have.add(bucketStart(r, tf));
-        const settled = Math.min(to, this.clock() - SETTLE_MS);
-        const absent: number[] = [];
-        for (let s = from; s <= settled; s += p) if (!have.has(s)) absent.push(s);
-        await this.store.ingest.recordGaps(t.series.id, tf, slotRuns(absent, p));
-        total.gapSlots += absent.length;
+    try {
+      for await (const [[from, to], page] of prefetch(windows, ([s, e]) => t.adapter.candles(t.instrument, tf, s, e), PAGES_AHEAD)) {
+        for (const r of page.rows) batch.push(r);
+        if (page.rejectedTimes !== null) {
+          const have = new Set(page.rows.map((r) => r.time));
+          for (const r of page.rejectedTimes) have.add(bucketStart(r, tf));
+          const settled = Math.min(to, this.clock() - SETTLE_MS);
+          const absent: number[] = [];
+          for (let s = from; s <= settled; s += p) if (!have.has(s)) absent.push(s);
+          await this.store.ingest.recordGaps(t.series.id, tf, slotRuns(absent, p));
+          total.gapSlots += absent.length;
+        }
+        if (batch.length >= this.batchRows) await flush();
       }
-      if (batch.length >= this.batchRows) await flush();
+      if (batch.length) await flush();
+    } finally {
+      await writing.catch(() => undefined); // a failed fetch still lets the write in flight end
     }
-    if (batch.length) await flush();
+    await writing;
     return total;
   }
 }
