@@ -99,6 +99,8 @@ async function main(): Promise<void> {
   };
 
   const latencies = { ohlcv: [] as number[], features: [] as number[] };
+  /** How long each poll took (request to parsed body): the part of a figure that is the measurement's own. */
+  const pollMs: number[] = [];
   const minutes: MinuteRow[] = [];
   let missed = 0;
   try {
@@ -116,7 +118,9 @@ async function main(): Promise<void> {
     const served = async (boundary: number, path: string, ok: (rows: Array<Record<string, string>>) => boolean): Promise<number | null> => {
       for (;;) {
         const at = Date.now();
-        if (ok(await get(path))) return at - boundary;
+        const rows = await get(path);
+        pollMs.push(Date.now() - at);
+        if (ok(rows)) return Date.now() - boundary;
         if (at - boundary > 30_000) return null;
         await sleep(Math.max(0, POLL_MS - (Date.now() - at)));
       }
@@ -186,6 +190,8 @@ async function main(): Promise<void> {
   console.log(`  /v1/ohlcv:    n ${o.n}, p50 ${o.p50}, p90 ${o.p90}, p99 ${o.p99}, max ${o.max}`);
   console.log(`  /v1/features: n ${f.n}, p50 ${f.p50}, p90 ${f.p90}, p99 ${f.p99}, max ${f.max}`);
   console.log(`  not served within 30 s: ${missed}`);
+  const polls = summary(pollMs);
+  console.log(`  one poll (request to parsed body, ms): n ${polls.n}, p50 ${polls.p50}, p90 ${polls.p90}, p99 ${polls.p99}, max ${polls.max}`);
   console.log(
     `  RSS at minute end: ${minutes.map((r) => r.rssMb).join(', ')} MB (slope after minute 2: ${trend((r) => r.rssMb)}); ` +
       `lowest 5 s sample per minute: ${minutes.map((r) => r.rssMinMb).join(', ')} MB (slope ${trend((r) => r.rssMinMb)})`,

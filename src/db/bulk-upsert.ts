@@ -1,8 +1,9 @@
 /**
  * Bulk writes at COPY speed with upsert semantics, all inside the caller's transaction.
  *
- * Fast path: COPY straight into the target table under a savepoint. That is the whole cost
- * of a first import. When the rows collide with stored ones (a re-import, or a duplicate
+ * Small inputs (the live path's rows): one INSERT ... ON CONFLICT. Large ones, fast path:
+ * COPY straight into the target table under a savepoint. That is the whole cost of a first
+ * import. When the rows collide with stored ones (a re-import, or a duplicate
  * time inside the file), the savepoint is rolled back and the rows go through a temporary
  * staging table and `INSERT ... ON CONFLICT DO UPDATE` (last row of the file wins).
  */
@@ -18,14 +19,42 @@ export interface BulkUpsertSpec {
 
 const UNIQUE_VIOLATION = '23505';
 
+/**
+ * Inputs up to this size (the live path's few candles or feature rows) are upserted with one
+ * INSERT ... ON CONFLICT: one round trip instead of the savepoint, the COPY and its release.
+ */
+const SMALL_INPUT_CHARS = 64 * 1024;
+
 export async function bulkUpsert(
   tx: SqlSession,
   spec: BulkUpsertSpec,
   lines: () => AsyncIterable<string>,
 ): Promise<void> {
+  // Read ahead far enough to tell a small input from a large one; a large one goes on from
+  // where this stopped, so `lines` is still called at most twice.
+  const it = lines()[Symbol.asyncIterator]();
+  const head: string[] = [];
+  let size = 0;
+  let ended = false;
+  while (size <= SMALL_INPUT_CHARS) {
+    const next = await it.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    head.push(next.value);
+    size += next.value.length;
+  }
+  if (ended && size === 0) return;
+  if (ended && !head.some((chunk) => chunk.includes('"'))) return insertSmall(tx, spec, head.join(''));
+  async function* all(): AsyncGenerator<string> {
+    yield* head;
+    for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
+  }
+
   await tx.query('SAVEPOINT bulk_copy');
   try {
-    await tx.copyFrom(spec.table, spec.columns, lines());
+    await tx.copyFrom(spec.table, spec.columns, all());
     await tx.query('RELEASE SAVEPOINT bulk_copy');
     return;
   } catch (err) {
@@ -40,15 +69,40 @@ export async function bulkUpsert(
   );
   await tx.copyFrom(stage, spec.columns, lines());
   const cols = spec.columns.join(', ');
-  const updates = spec.columns
-    .filter((c) => !spec.key.includes(c))
-    .map((c) => `${c} = EXCLUDED.${c}`)
-    .join(', ');
   await tx.query(
     `INSERT INTO ${spec.table} (${cols})
      SELECT DISTINCT ON (${spec.key.join(', ')}) ${cols} FROM ${stage}
      ORDER BY ${spec.key.join(', ')}, line_no DESC
-     ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updates}`,
+     ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updatesOf(spec)}`,
+  );
+}
+
+function updatesOf(spec: BulkUpsertSpec): string {
+  return spec.columns
+    .filter((c) => !spec.key.includes(c))
+    .map((c) => `${c} = EXCLUDED.${c}`)
+    .join(', ');
+}
+
+/**
+ * The CSV lines (unquoted fields: numbers, times, codes; empty is NULL, as COPY reads them) as
+ * JSON records typed by the table's row type; the last line of a key wins, as in COPY's path.
+ */
+async function insertSmall(tx: SqlSession, spec: BulkUpsertSpec, text: string): Promise<void> {
+  const keyAt = spec.key.map((k) => spec.columns.indexOf(k));
+  const records = new Map<string, Record<string, string | null>>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const fields = line.split(',');
+    if (fields.length !== spec.columns.length) throw new Error(`bulkUpsert ${spec.table}: ${fields.length} fields for ${spec.columns.length} columns`);
+    records.set(keyAt.map((i) => fields[i]).join(','), Object.fromEntries(spec.columns.map((c, i) => [c, fields[i] === '' ? null : fields[i]])));
+  }
+  const cols = spec.columns.join(', ');
+  await tx.query(
+    `INSERT INTO ${spec.table} (${cols})
+     SELECT ${cols} FROM jsonb_populate_recordset(NULL::${spec.table}, $1::jsonb)
+     ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updatesOf(spec)}`,
+    [JSON.stringify([...records.values()])],
   );
 }
 

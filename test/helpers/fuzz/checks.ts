@@ -17,7 +17,8 @@ export const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const LEAKS: Array<[string, RegExp]> = [
   ['a stack frame', / {4}at |\bat [\w$.<>[\] ]+ \(\S+:\d+:\d+\)/],
-  ['a TypeScript source position', /\.ts:/],
+  // A file name and a line (`server.ts:12`): a bare `.ts:` is often the caller's own input echoed (`{.ts:0}`).
+  ['a TypeScript source position', /\w\.ts:\d+/],
   ['a JavaScript source position', /\.[cm]?js:\d+/],
   ['node_modules', /node_modules/],
   ['the server directory', new RegExp(escapeRe(process.cwd()))],
