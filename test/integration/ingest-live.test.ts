@@ -123,7 +123,9 @@ describe.each(databases())('live ingestion against the venue simulator on %s', (
     for (let i = 1; i < rows.length; i++) expect(rows[i] - rows[i - 1]).toBe(MIN);
   }, 60_000);
 
-  it('when the quality job runs, then the ingested series are fresh', async () => {
+  it('when the backfill is done, then the series are scored at once; when the quality job runs, then they are fresh', async () => {
+    const first = await srv.getJson('/v1/quality?exchange=perp&symbol=BTC-USDT&timeframe=1m', key);
+    expect(first.status).toBe(200);
     await srv.services.quality.computeAll(clock());
     const r = await srv.getJson('/v1/quality?exchange=spot&symbol=BTC-USDT&timeframe=1m', key);
     expect((r.body as { timeframes: Record<string, { components: { freshness_score: string } }> }).timeframes['1m'].components.freshness_score).toBe('1.0000');

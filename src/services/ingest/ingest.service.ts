@@ -113,7 +113,7 @@ export class IngestService {
             waiting = false;
             this.d.log.info({ symbols }, 'ingest: leader; backfilling, then following the venues');
             const targets = await this.targets(symbols, ['perp', 'spot']);
-            current = new LiveSession(targets, this.d.store, this.filler, this.d.writer, this.d.status, settings, this.d.clock, this.d.log);
+            current = new LiveSession(targets, this.d.store, this.filler, this.d.writer, this.d.status, this.d.quality, settings, this.d.clock, this.d.log);
             current.start();
             try {
               while (!stopped) {

@@ -17,6 +17,7 @@ import { repeat } from '../repeat';
 import type { CandleWriter } from './candle-writer';
 import type { IngestTarget, SeriesFiller } from './series-filler';
 import type { IngestStatus } from './ingest-status';
+import type { QualityService } from '../quality.service';
 
 export interface LiveSettings {
   sinceMs: number;
@@ -48,6 +49,7 @@ export class LiveSession {
     private readonly filler: SeriesFiller,
     private readonly writer: CandleWriter,
     private readonly status: IngestStatus,
+    private readonly quality: Pick<QualityService, 'computeSeries'>,
     private readonly settings: LiveSettings,
     private readonly clock: () => number,
     private readonly log: Logger,
@@ -109,6 +111,8 @@ export class LiveSession {
     const got = await this.filler.backfill(t, this.settings.sinceMs);
     const funding = await this.filler.funding(t, this.settings.sinceMs);
     await this.noteStored(t);
+    // Scored now rather than at the quality job's next run (up to QUALITY_INTERVAL away).
+    await this.quality.computeSeries(t.series.id, this.clock());
     this.log.info({ exchange: t.exchange, symbol: t.symbol, rows: got.rows, venue_gap_slots: got.gapSlots, funding, duration_ms: Math.round(performance.now() - started) }, 'backfill done');
   }
 
