@@ -116,3 +116,17 @@ export function gatewayEnv(databaseUrl: string): Record<string, string> {
 }
 
 export const BENCH_USER = '00000000-0000-4000-8000-00000000be0c';
+
+/** Least-squares slope of `ys` against their index (a trend per sample, e.g. MB per minute). */
+export function slope(ys: number[]): number {
+  const n = ys.length;
+  const mx = (n - 1) / 2;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  ys.forEach((y, x) => {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  });
+  return den === 0 ? 0 : num / den;
+}

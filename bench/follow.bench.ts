@@ -27,7 +27,7 @@ import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
 import { roundDecimal } from '../src/domain/decimal';
 import { VenueSimulator } from '../test/helpers/venue-sim';
-import { BENCH_USER, benchDatabase, gatewayEnv, rssMb, runBench, startProcess } from './bench-support';
+import { BENCH_USER, benchDatabase, gatewayEnv, rssMb, runBench, slope, startProcess } from './bench-support';
 
 const { values } = parseArgs({
   options: {
@@ -54,19 +54,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function slope(ys: number[]): number {
-  const n = ys.length;
-  const mx = (n - 1) / 2;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0;
-  let den = 0;
-  ys.forEach((y, x) => {
-    num += (x - mx) * (y - my);
-    den += (x - mx) ** 2;
-  });
-  return den === 0 ? 0 : num / den;
 }
 
 interface MinuteRow {

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { BENCH_USER, benchDatabase, gatewayEnv, rssMb, runBench, startProcess } from './bench-support';
+import { BENCH_USER, benchDatabase, gatewayEnv, rssMb, runBench, slope, startProcess } from './bench-support';
 
 const { values } = parseArgs({
   options: {
@@ -46,19 +46,6 @@ interface Minute {
   rssMaxMb: number;
   /** V8 heap in use at the end of the minute, from the gateway's own /metrics. */
   heapMb: number;
-}
-
-function slope(ys: number[]): number {
-  const n = ys.length;
-  const mx = (n - 1) / 2;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0;
-  let den = 0;
-  ys.forEach((y, x) => {
-    num += (x - mx) * (y - my);
-    den += (x - mx) ** 2;
-  });
-  return den === 0 ? 0 : num / den;
 }
 
 async function main(): Promise<void> {
