@@ -9,9 +9,8 @@
  * when the kline closes. The server pings every 20 s (ws answers pongs itself).
  */
 import { z } from 'zod';
-import type { CandleInput } from '../domain/csv-rows';
 import { baseQuote } from '../domain/ingest-settings';
-import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
+import type { CandleTimeframe } from '../domain/timeframe';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
@@ -81,7 +80,6 @@ export class BinanceVenue implements VenueAdapter {
   }
 
   async candles(symbol: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {
-    const p = TIMEFRAME_MS[tf];
     const json = await this.http.json({
       method: 'GET',
       path: '/api/v3/klines',
@@ -89,21 +87,10 @@ export class BinanceVenue implements VenueAdapter {
       weight: KLINES_WEIGHT,
     });
     const sink = new RowSink(this.id, this.o.observer);
-    const rows: CandleInput[] = [];
-    if (!Array.isArray(json)) {
-      sink.reject('schema', 'klines answer is not an array');
-      return { rows, rejectedTimes: null };
-    }
-    const closedBy = this.o.now();
-    for (const raw of json) {
+    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
       const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
-      if (!k) continue;
-      const row = sink.candle({ time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5] }, tf);
-      if (!row) continue;
-      if (row.time < startMs || row.time > endMs) sink.reject('range', `kline ${row.time} outside the asked range`, row.time);
-      else if (row.time + p <= closedBy) rows.push(row);
-    }
-    return { rows, rejectedTimes: sink.rejectedTimes };
+      return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5] };
+    });
   }
 
   follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {

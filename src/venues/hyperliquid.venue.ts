@@ -72,25 +72,15 @@ export class HyperliquidVenue implements VenueAdapter {
       extraWeight: (j) => (Array.isArray(j) ? Math.floor(j.length / CANDLES_PER_WEIGHT) : 0),
     });
     const sink = new RowSink(this.id, this.o.observer);
-    const rows: CandleInput[] = [];
-    if (!Array.isArray(json)) {
-      sink.reject('schema', 'candleSnapshot answer is not an array');
-      return { rows, rejectedTimes: null };
-    }
-    const closedBy = this.o.now();
-    for (const raw of json) {
+    return sink.candlePage(json, { what: 'candleSnapshot', noun: 'candle', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
       const c = sink.parse(candleRow, raw, openTimeOf);
-      if (!c) continue;
+      if (!c) return null;
       if (c.s !== coin || c.i !== tf) {
         sink.reject('range', `candle of ${c.s} ${c.i}, asked ${coin} ${tf}`, c.t);
-        continue;
+        return null;
       }
-      const row = sink.candle(fieldsOf(c), tf);
-      if (!row) continue;
-      if (row.time < startMs || row.time > endMs) sink.reject('range', `candle ${row.time} outside the asked range`, row.time);
-      else if (row.time + p <= closedBy) rows.push(row);
-    }
-    return { rows, rejectedTimes: sink.rejectedTimes };
+      return fieldsOf(c);
+    });
   }
 
   async funding(coin: string, startMs: number): Promise<FundingRateInput[]> {

@@ -10,7 +10,7 @@ import { parseCandleRow, RowError, type CandleInput, type FundingRateInput } fro
 import { parseDecimal } from '../domain/decimal';
 import { alignVenueTime } from '../domain/ingest-settings';
 import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
-import type { VenueObserver } from './venue';
+import type { CandlePage, VenueObserver } from './venue';
 
 /** A decimal as the venue writes it: text. */
 export const decimalText = z.string().refine((v) => parseDecimal(v) !== null, 'not a finite decimal');
@@ -71,6 +71,32 @@ export class RowSink {
   }
 
   /** Parse `raw` with a venue schema, or null (rejected as `schema`). */
+  /**
+   * One REST page of candles asked for [startMs, endMs]: `fieldsOf` turns an element of the
+   * answer into candle fields (or rejects it and returns null); the checked candles that lie in
+   * the asked range and had closed by `closedBy` are the page.
+   */
+  candlePage(
+    json: unknown,
+    ask: { what: string; noun: string; tf: CandleTimeframe; startMs: number; endMs: number; closedBy: number },
+    fieldsOf: (raw: unknown) => CandleInput | null,
+  ): CandlePage {
+    const rows: CandleInput[] = [];
+    if (!Array.isArray(json)) {
+      this.reject('schema', `${ask.what} answer is not an array`);
+      return { rows, rejectedTimes: null };
+    }
+    const p = TIMEFRAME_MS[ask.tf];
+    for (const raw of json) {
+      const fields = fieldsOf(raw);
+      const row = fields && this.candle(fields, ask.tf);
+      if (!row) continue;
+      if (row.time < ask.startMs || row.time > ask.endMs) this.reject('range', `${ask.noun} ${row.time} outside the asked range`, row.time);
+      else if (row.time + p <= ask.closedBy) rows.push(row);
+    }
+    return { rows, rejectedTimes: this.rejectedTimes };
+  }
+
   parse<T>(schema: z.ZodType<T>, raw: unknown, timeOf: (raw: unknown) => unknown): T | null {
     const parsed = schema.safeParse(raw);
     return parsed.success ? parsed.data : this.rejected('schema', schemaReason(parsed.error), timeOf(raw));
