@@ -143,7 +143,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   });
   const ingestStatus = new IngestStatus(clock);
   metrics.ingestLags(() => ingestStatus.lags());
-  const writer = new CandleWriter(ingestStore, ingestStore === store ? featurePrecompute : new FeaturePrecomputeService(ingestStore, venues), clock, (s) => metrics.stored(s));
+  // The writer runs the precompute inside its own transactions (on ingestStore's connections).
+  const writer = new CandleWriter(ingestStore, featurePrecompute, clock, (s) => metrics.stored(s));
   const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {
     await quotaStore.ping();

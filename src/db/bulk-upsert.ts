@@ -103,6 +103,8 @@ async function insertSmall(tx: SqlSession, spec: BulkUpsertSpec, text: string): 
      SELECT ${cols} FROM jsonb_populate_recordset(NULL::${spec.table}, $1::jsonb)
      ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updatesOf(spec)}`,
     [JSON.stringify([...records.values()])],
+    // One text per table: prepared once per connection (the live path's every write).
+    { prepare: true },
   );
 }
 

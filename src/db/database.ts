@@ -14,6 +14,13 @@ export interface QueryOptions {
    * default is DATABASE_QUERY_TIMEOUT. Ignored by PGlite, which runs in this process.
    */
   timeoutMs?: number;
+  /**
+   * Run as a prepared statement of the connection (PostgreSQL server): parsed once per
+   * connection, its plan cached by the server. Only for statements whose text is fixed (one
+   * prepared statement per distinct text and connection): the hot ones, where parsing and
+   * planning cost more than executing (bench/README.md).
+   */
+  prepare?: boolean;
 }
 
 /** One connection's worth of SQL. int8 comes back as number, numeric as string. */

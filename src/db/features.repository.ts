@@ -151,6 +151,7 @@ export class FeaturesRepository {
            SELECT time FROM features WHERE series_id = $1 AND timeframe = tf.timeframe ORDER BY time DESC LIMIT 1
          ) f`,
       [seriesId, timeframes],
+      { prepare: true },
     );
     return new Map(rows.map((r) => [r.timeframe, Number(r.t)]));
   }

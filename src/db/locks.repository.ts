@@ -24,7 +24,7 @@ export type LockName = keyof typeof LOCK_KEYS;
 
 /** Take the lock of one symbol (the one `Locks.withSymbolLock` holds) until `tx`'s transaction ends. */
 export async function lockSymbolInTransaction(tx: SqlSession, symbol: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol]);
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol], { prepare: true });
 }
 
 /** Run `fn` while `session` holds lock `key` (waiting for it). */

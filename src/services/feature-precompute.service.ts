@@ -7,7 +7,7 @@
  * 6 decimals served. Serving them is FeatureReadService's job.
  */
 import { marketKey } from '../db/series.repository';
-import type { Store } from '../db/store';
+import type { Repositories, Store } from '../db/store';
 import { technicalFeatures } from '../domain/technical-features';
 import type { CandleTimeframe } from '../domain/timeframe';
 import type { Venues } from '../domain/venues';
@@ -23,6 +23,11 @@ export class FeaturePrecomputeService {
     private readonly chunk: number = CHUNK,
   ) {}
 
+  /** The same service inside the caller's transaction: every read and write runs on `tx`. */
+  on(tx: Repositories): FeaturePrecomputeService {
+    return new FeaturePrecomputeService({ ...tx, transaction: (fn) => fn(tx) }, this.venues, this.chunk);
+  }
+
   /**
    * Technical features of one series and timeframe from `fromMs` on (null: everything), in
    * chunks of CHUNK bars, each computed from LOOKBACK bars before it (the same argument as
@@ -35,13 +40,15 @@ export class FeaturePrecomputeService {
     // Chunk k is written (in its own transaction) while chunk k + 1 is read and computed.
     let writing: Promise<number> = Promise.resolve(0);
     for (;;) {
-      const to = await candles.barAfter(seriesId, timeframe, from, this.chunk);
-      // Fewer than LOOKBACK bars before `from`: compute from the beginning (exact).
-      const start = from === null ? null : await candles.lookbackStart(seriesId, timeframe, from, LOOKBACK);
-      const h = await candles.history(seriesId, timeframe, start, to);
-      const values = technicalFeatures(h);
+      // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
+      // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
+      const h = await candles.history(seriesId, timeframe, from, LOOKBACK, this.chunk + 1);
       let first = 0;
       if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
+      const to = h.time.length - first > this.chunk ? h.time[first + this.chunk] : null;
+      if (to !== null) for (const column of Object.values(h)) column.length = first + this.chunk;
+      if (first === h.time.length) return written + (await writing);
+      const values = technicalFeatures(h);
       written += await writing;
       writing = this.store.transaction((tx) => tx.features.writeTechnical(seriesId, timeframe, h.time, values, first));
       // Observed here so a failure while the next chunk is read is not an unhandled

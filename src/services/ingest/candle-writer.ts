@@ -2,12 +2,12 @@
  * The one write path of live data (ingested batches, repairs, the demo feed): under the
  * symbol's lock, one transaction upserts the closed candles as imported and rolls up the
  * coarser buckets they complete, so a crash leaves either both or neither; then, in a second
- * turn under the lock, the feature tail of every timeframe whose bucket completed, and the
- * funding/premium features when an hour completed or funding changed. Writes of one symbol run
+ * transaction under the lock, the feature tail of every timeframe whose bucket completed, and
+ * the funding/premium features when an hour completed or funding changed. Writes of one symbol run
  * in order of arrival; a few symbols are written at once. Quality stays on its schedule.
  */
 import { oneBatch } from '../../db/bulk-upsert';
-import type { Store } from '../../db/store';
+import type { Repositories, Store } from '../../db/store';
 import type { CandleInput, FundingRateInput } from '../../domain/csv-rows';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, type CandleTimeframe } from '../../domain/timeframe';
 import type { FeaturePrecomputeService } from '../feature-precompute.service';
@@ -49,14 +49,14 @@ class Semaphore {
   }
 }
 
-/**
- * Batches written at once. Each holds a connection for the symbol lock and, after its
- * transaction, up to two for the feature precompute (a chunk written while the next is read).
- */
+/** Batches written at once, each in a transaction on a connection of its own. */
 const CONCURRENT_WRITES = 2;
 
-/** Connections of ingestion's own pool on PostgreSQL: the writers', plus the leader lock and the status reports. */
-export const INGEST_POOL_SIZE = CONCURRENT_WRITES * 3 + 2;
+/**
+ * Connections of ingestion's own pool on PostgreSQL: one per writer slot, plus the leader
+ * lock, the followers' reads (what is stored, what to repair) and the status reports.
+ */
+export const INGEST_POOL_SIZE = CONCURRENT_WRITES + 6;
 
 /** Work run one at a time per key, in order of arrival; different keys run at once. */
 class KeyedQueue {
@@ -85,64 +85,63 @@ export class CandleWriter {
   private readonly symbols = new KeyedQueue();
 
   constructor(
-    private readonly store: Pick<Store, 'transaction' | 'symbolTransaction' | 'locks' | 'features'>,
+    private readonly store: Pick<Store, 'symbolTransaction'>,
     private readonly features: FeaturePrecomputeService,
     private readonly clock: () => number,
     private readonly onStored: (s: StoredCandles) => void = () => undefined,
   ) {}
 
   /**
-   * Store closed candles of one series and timeframe, then their derivations. Two turns under
-   * the symbol's lock: the candles and rollups commit (and are served) first; the feature tail
-   * queues again behind the commits that arrived meanwhile, so at a minute's close every
-   * series' candle is served before any feature tail runs.
+   * Store closed candles of one series and timeframe with their derivations, in one
+   * transaction under the symbol's lock: the candles, the rollups they complete and the feature
+   * rows of each commit together, so a reader never sees a candle without its features.
    */
   async candles(series: SeriesRef, tf: CandleTimeframe, rows: readonly CandleInput[]): Promise<void> {
     if (rows.length === 0) return;
     const sorted = [...rows].sort((a, b) => a.time - b.time);
     const first = sorted[0].time;
     const last = sorted[sorted.length - 1].time;
-    await this.symbols.run(series.symbol, () =>
-      this.slots.run(() =>
-        this.store.symbolTransaction(series.symbol, async (tx) => {
-          await tx.candles.upsert(series.id, tf, oneBatch(sorted));
-          await tx.candles.rollUp({ seriesId: series.id, from: tf, startMs: first, endMs: last }, this.clock());
-        }),
-      ),
-    );
+    await this.underLock(series.symbol, async (tx) => {
+      await tx.candles.upsert(series.id, tf, oneBatch(sorted));
+      await tx.candles.rollUp({ seriesId: series.id, from: tf, startMs: first, endMs: last }, this.clock());
+      await this.derive(tx, series, tf, first, last + TIMEFRAME_MS[tf]);
+    });
     this.onStored({ seriesId: series.id, timeframe: tf, rows: sorted.length, first, last });
-    await this.underLock(series.symbol, () => this.derive(series, tf, first, last + TIMEFRAME_MS[tf]));
   }
 
   /** The feature tail of every timeframe whose bucket completed in [first, end), and the premium when an hour did. */
-  private async derive(series: SeriesRef, tf: CandleTimeframe, first: number, end: number): Promise<void> {
+  private async derive(tx: Repositories, series: SeriesRef, tf: CandleTimeframe, first: number, end: number): Promise<void> {
+    const features = this.features.on(tx);
     const targets = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(tf));
     // A write stopped between its commit and its feature tail (kill -9, the database lost)
     // left the bars after the newest feature row without features: the tail starts there.
-    const newestFeature = await this.store.features.latestTimes(series.id, targets);
+    const newestFeature = await tx.features.latestTimes(series.id, targets);
     for (const target of targets) {
       const from = bucketStart(first, target);
       const newest = newestFeature.get(target);
       const owed = newest === undefined ? null : Math.min(from, newest + TIMEFRAME_MS[target]);
       if (target === tf || completesBucket(first, end, target) || (owed !== null && owed < from)) {
-        await this.features.technical(series.id, target, owed);
+        await features.technical(series.id, target, owed);
       }
     }
     // The premium reads 1h closes: recomputed when an hour completed (or 1h+ was written).
-    if (TIMEFRAME_MS[tf] >= TIMEFRAME_MS['1h'] || completesBucket(first, end, '1h')) await this.features.funding(series.symbol);
+    if (TIMEFRAME_MS[tf] >= TIMEFRAME_MS['1h'] || completesBucket(first, end, '1h')) await features.funding(series.symbol);
   }
 
-  /** `fn` in this symbol's turn, in a writer slot, holding the symbol's database lock. */
-  private underLock<T>(symbol: string, fn: () => Promise<T>): Promise<T> {
-    return this.symbols.run(symbol, () => this.slots.run(() => this.store.locks.withSymbolLock(symbol, fn)));
+  /**
+   * `fn` in this symbol's turn, in a writer slot, in one transaction holding the symbol's
+   * database lock (the lock of `Locks.withSymbolLock`, which imports take).
+   */
+  private underLock<T>(symbol: string, fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    return this.symbols.run(symbol, () => this.slots.run(() => this.store.symbolTransaction(symbol, fn)));
   }
 
   /** Store funding rates of a perpetual series, then the symbol's funding features. */
   async funding(series: SeriesRef, rows: readonly FundingRateInput[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.underLock(series.symbol, async () => {
-      await this.store.transaction((tx) => tx.funding.upsert(series.id, oneBatch(rows)));
-      await this.features.funding(series.symbol);
+    await this.underLock(series.symbol, async (tx) => {
+      await tx.funding.upsert(series.id, oneBatch(rows));
+      await this.features.on(tx).funding(series.symbol);
     });
   }
 }
