@@ -17,6 +17,16 @@ export interface BulkUpsertSpec {
   key: readonly string[];
 }
 
+export interface BulkUpsertOptions {
+  /**
+   * Deletes the stored rows the input replaces, run before a large input's COPY so that the
+   * COPY meets none of them. Without it, an input known to rewrite stored rows (a feature
+   * tail recomputing its first bucket) is sent twice: the COPY that collides, then the
+   * staging path.
+   */
+  clear?: () => Promise<unknown>;
+}
+
 const UNIQUE_VIOLATION = '23505';
 
 /**
@@ -29,6 +39,7 @@ export async function bulkUpsert(
   tx: SqlSession,
   spec: BulkUpsertSpec,
   lines: () => AsyncIterable<string>,
+  opts: BulkUpsertOptions = {},
 ): Promise<void> {
   // Read ahead far enough to tell a small input from a large one; a large one goes on from
   // where this stopped, so `lines` is still called at most twice.
@@ -52,6 +63,7 @@ export async function bulkUpsert(
     for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
   }
 
+  await opts.clear?.();
   await tx.query('SAVEPOINT bulk_copy');
   try {
     await tx.copyFrom(spec.table, spec.columns, all());

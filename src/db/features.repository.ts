@@ -93,7 +93,17 @@ export class FeaturesRepository {
       if (chunk.length) yield chunk.join('');
     }
     if (firstIndex >= times.length) return 0;
-    await bulkUpsert(this.db, { table: 'features', columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines);
+    // A tail starts at the bucket that was still filling at the last write (a backfill batch
+    // ends mid-bucket, and that bucket's row was written from the minutes then stored): its
+    // rows are replaced, and a technical row holds nothing but these columns.
+    const clear = () =>
+      this.db.query('DELETE FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4', [
+        seriesId,
+        timeframe,
+        new Date(times[firstIndex]),
+        new Date(times[times.length - 1]),
+      ]);
+    await bulkUpsert(this.db, { table: 'features', columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
     return times.length - firstIndex;
   }
 

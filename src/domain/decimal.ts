@@ -4,6 +4,11 @@
  */
 
 const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,4}))?$/;
+/**
+ * Plain text already canonical but for trailing fractional zeros ("43000.12000000", "-0.5",
+ * "7"), which is how venues and most files write prices: read by one match.
+ */
+const PLAIN_RE = /^(-?)(0|[1-9]\d*)(?:\.(\d*[1-9])?0*)?$/;
 
 /**
  * Parse user input (plain or exponent notation) into a canonical plain decimal string
@@ -11,6 +16,17 @@ const DECIMAL_RE = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d{1,4}))?$/;
  * Returns null when the text is not a finite decimal number.
  */
 export function parseDecimal(input: string): string | null {
+  const plain = PLAIN_RE.exec(input);
+  if (plain) {
+    const [, sign, intPart, fracPart] = plain;
+    const out = fracPart === undefined ? intPart : `${intPart}.${fracPart}`;
+    return sign === '-' && out !== '0' ? `-${out}` : out;
+  }
+  return parseAnyDecimal(input);
+}
+
+/** parseDecimal for every accepted form (signs, exponents, leading zeros, spaces around). */
+export function parseAnyDecimal(input: string): string | null {
   const m = DECIMAL_RE.exec(input.trim());
   if (!m) return null;
   const [, sign, intRaw, fracRaw = '', expRaw] = m;
@@ -40,6 +56,11 @@ export function parseDecimal(input: string): string | null {
 
 /** Compare two canonical decimal strings (from parseDecimal): -1, 0 or 1. */
 export function compareDecimal(a: string, b: string): number {
+  // Rounding to the nearest double is monotonic: decimals whose doubles differ are in the
+  // doubles' order. Only equal doubles need the exact comparison.
+  const x = Number(a);
+  const y = Number(b);
+  if (x !== y) return x < y ? -1 : 1;
   const negA = a.startsWith('-');
   const negB = b.startsWith('-');
   if (negA !== negB) return negA ? -1 : 1;
@@ -93,6 +114,15 @@ function incrementDigits(d: string): string {
  */
 export function formatFloat(value: number | null | undefined, places: number): string | null {
   if (value === null || value === undefined || !Number.isFinite(value)) return null;
-  const s = Math.abs(value).toFixed(places);
-  return value < 0 && /[1-9]/.test(s) ? `-${s}` : s;
+  // toFixed rounds |value|'s exact binary value to the nearest, ties to the larger magnitude.
+  if (value >= 0) return value.toFixed(places);
+  const s = (-value).toFixed(places);
+  return s === zeroWith(places) ? s : `-${s}`;
+}
+
+const zeros: string[] = [];
+
+/** "0", "0.0", "0.00", ...: zero written with `places` decimals. */
+function zeroWith(places: number): string {
+  return (zeros[places] ??= places === 0 ? '0' : `0.${'0'.repeat(places)}`);
 }

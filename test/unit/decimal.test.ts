@@ -1,4 +1,4 @@
-import { compareDecimal, formatFloat, parseDecimal, roundDecimal } from '../../src/domain/decimal';
+import { compareDecimal, formatFloat, parseAnyDecimal, parseDecimal, roundDecimal } from '../../src/domain/decimal';
 
 describe('parseDecimal', () => {
   it.each([
@@ -16,8 +16,23 @@ describe('parseDecimal', () => {
     expect(parseDecimal(input)).toBe(out);
   });
 
-  it.each(['', 'abc', 'NaN', 'Infinity', '1,5', '--1', '.', '1e999', '0x10'])('when given "%s", then null', (input) => {
+  it.each(['', 'abc', 'NaN', 'Infinity', '1,5', '--1', '.', '1e999', '0x10', '-', '1.2.3', '1e', '- 1'])('when given "%s", then null', (input) => {
     expect(parseDecimal(input)).toBeNull();
+  });
+
+  it('when the text is plain, then the one-match reading agrees with the general parser', () => {
+    const inputs = ['0', '-0', '0.0', '-0.000', '7', '-7', '10', '100.00', '43000.12000000', '0.00000001', '-0.5', '1.0010', '99999999999999999999.99'];
+    // Deterministic pseudo-random plain decimals: up to 12 integer and 10 fraction digits.
+    let seed = 7;
+    const digit = () => String((seed = (seed * 48271) % 2147483647) % 10);
+    for (let i = 0; i < 2_000; i++) {
+      let int = '';
+      for (let n = seed % 12; n >= 0; n--) int += digit();
+      let frac = '';
+      for (let n = seed % 11; n > 0; n--) frac += digit();
+      inputs.push(`${seed % 3 === 0 ? '-' : ''}${int}${frac ? `.${frac}` : ''}`);
+    }
+    for (const input of inputs) expect([input, parseDecimal(input)]).toEqual([input, parseAnyDecimal(input)]);
   });
 });
 
@@ -32,6 +47,9 @@ describe('compareDecimal', () => {
     ['0.1', '0.09', 1],
     // beyond double precision: exact decimal comparison still tells them apart
     ['100000000000000000.1', '100000000000000000.2', -1],
+    ['-100000000000000000.2', '-100000000000000000.1', -1],
+    ['0.30000000000000001', '0.3', 1],
+    ['5', '5', 0],
   ])('compare(%s, %s) = %d', (a, b, r) => {
     expect(compareDecimal(parseDecimal(a)!, parseDecimal(b)!)).toBe(r);
   });
@@ -60,5 +78,14 @@ describe('formatFloat', () => {
     expect(formatFloat(-2.5, 4)).toBe('-2.5000');
     expect(formatFloat(null, 6)).toBeNull();
     expect(formatFloat(Number.NaN, 6)).toBeNull();
+    expect(formatFloat(-0, 6)).toBe('0.000000');
+    expect(formatFloat(-0.4, 0)).toBe('0');
+    expect(formatFloat(-0.6, 0)).toBe('-1');
+  });
+
+  it('rounds exact binary ties away from zero on both signs', () => {
+    // 1/128 = 0.0078125 exactly: a tie at 6 decimals.
+    expect(formatFloat(1 / 128, 6)).toBe('0.007813');
+    expect(formatFloat(-1 / 128, 6)).toBe('-0.007813');
   });
 });
