@@ -3,30 +3,38 @@
  * the JSON rows, null as an empty cell; the next page's start in `X-Next-Start`. Errors stay
  * JSON envelopes. Every cell is a decimal, a timestamp or a symbol, so no quoting is needed.
  */
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { answeredNotModified, entityTag, type PageCache } from './conditional';
 
 /** Lines per write: large enough to amortise the syscalls, small enough to keep memory flat. */
 const CHUNK_LINES = 500;
 
+/** A page as CSV: the header's names, the rows, how a row becomes its cells, the next start. */
+export interface CsvPage<Row> {
+  columns: readonly string[];
+  rows: readonly Row[];
+  cells: (row: Row) => ReadonlyArray<string | null | undefined>;
+  nextStart: string | null;
+}
+
 /**
- * Stream the page: the header line, then the rows in chunks of CHUNK_LINES, each written only
- * when the socket has taken the previous one (backpressure), chunked transfer encoding. A
- * client that goes away stops the rendering.
+ * Render the page's lines, tag them (a 304 when the client holds them already), then stream
+ * the header line and the rows in chunks of CHUNK_LINES, each written only when the socket has
+ * taken the previous one (backpressure), chunked transfer encoding. A client that goes away
+ * stops the sending.
  */
-export async function sendCsv<Row>(
-  res: Response,
-  columns: readonly string[],
-  rows: readonly Row[],
-  cells: (row: Row) => ReadonlyArray<string | null | undefined>,
-  nextStart: string | null,
-): Promise<void> {
-  if (nextStart !== null) res.setHeader('X-Next-Start', nextStart);
+export async function sendCsv<Row>(req: Request, res: Response, page: CsvPage<Row>, cache: PageCache): Promise<void> {
+  const header = page.columns.join(',');
+  const lines = page.rows.map((row) => page.cells(row).map((v) => v ?? '').join(','));
+  const tag = entityTag([cache.params, page.nextStart ?? '', header, ...lines]);
+  if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);
+  if (answeredNotModified(req, res, tag, cache.span)) return;
   res.type('text/csv; charset=utf-8');
-  let chunk = columns.join(',') + '\n';
+  let chunk = header + '\n';
   if (res.destroyed) return;
-  for (let i = 0; i < rows.length; i++) {
-    chunk += cells(rows[i]).map((v) => v ?? '').join(',') + '\n';
-    if ((i + 1) % CHUNK_LINES === 0 && i + 1 < rows.length) {
+  for (let i = 0; i < lines.length; i++) {
+    chunk += lines[i] + '\n';
+    if ((i + 1) % CHUNK_LINES === 0 && i + 1 < lines.length) {
       if (!res.write(chunk)) await drained(res);
       if (res.destroyed) return;
       chunk = '';

@@ -4,23 +4,26 @@ import type { AccessService } from '../services/access/access.service';
 import type { FeatureReadService } from '../services/feature-read.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendCsv } from './csv';
+import { pageCache, sendJsonPage } from './conditional';
 import { parseFormat } from './format';
 import { sendJsonText } from './json-text';
 import { CATALOGUE_JSON, featureCsvCells, featureCsvColumns, featurePageJson } from './serializers/feature.serializer';
 
-export function featuresRouter(access: AccessService, features: FeatureReadService): Router {
+export function featuresRouter(access: AccessService, features: FeatureReadService, clock: () => number): Router {
   const router = Router();
   const auth = requireApiKey(access);
 
   router.get('/v1/features/available', auth, (_req, res) => sendJsonText(res, CATALOGUE_JSON));
 
   router.get('/v1/features', auth, async (req, res) => {
-    if (parseFormat(req.query) === 'csv') {
+    const format = parseFormat(req.query);
+    if (format === 'csv') {
       const { request, page } = await features.page(principalOf(req), req.query);
-      return sendCsv(res, featureCsvColumns(request), page.data, featureCsvCells(request), page.nextStart);
+      const cache = pageCache(req, format, request, request.timeframe, clock());
+      return sendCsv(req, res, { columns: featureCsvColumns(request), rows: page.data, cells: featureCsvCells(request), nextStart: page.nextStart }, cache);
     }
     const { request, page } = await features.pageAsJson(principalOf(req), req.query);
-    sendJsonText(res, featurePageJson(request, page));
+    sendJsonPage(req, res, pageCache(req, format, request, request.timeframe, clock()), featurePageJson(request, page));
   });
 
   return router;

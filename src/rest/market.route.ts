@@ -8,7 +8,7 @@ import type { MultiAssetService } from '../services/multi-asset.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendCsv } from './csv';
 import { parseFormat } from './format';
-import { sendJsonText } from './json-text';
+import { pageCache, sendJsonPage } from './conditional';
 import { CANDLE, candlePageJson } from './serializers/candle.serializer';
 import { fundingCsvCells, fundingCsvColumns, fundingPageJson } from './serializers/funding.serializer';
 import { marketsBody } from './serializers/market.serializer';
@@ -20,6 +20,7 @@ export interface MarketRoutesDeps {
   funding: FundingService;
   multiAsset: MultiAssetService;
   markets: MarketsService;
+  clock: () => number;
 }
 
 export function marketRouter(d: MarketRoutesDeps): Router {
@@ -29,26 +30,34 @@ export function marketRouter(d: MarketRoutesDeps): Router {
   router.get('/v1/ohlcv', auth, async (req, res) => {
     const format = parseFormat(req.query);
     const { request, page } = await d.candles.page(principalOf(req), req.query);
-    if (format === 'csv') return sendCsv(res, CANDLE.names, page.data, CANDLE.csvCells, page.nextStart);
-    sendJsonText(res, candlePageJson(request, page));
+    const cache = pageCache(req, format, request, request.timeframe, d.clock());
+    if (format === 'csv') return sendCsv(req, res, { columns: CANDLE.names, rows: page.data, cells: CANDLE.csvCells, nextStart: page.nextStart }, cache);
+    sendJsonPage(req, res, cache, candlePageJson(request, page));
   });
 
   router.get('/v1/funding', auth, async (req, res) => {
     const format = parseFormat(req.query);
     const { request, page } = await d.funding.page(principalOf(req), req.query);
-    if (format === 'csv') return sendCsv(res, fundingCsvColumns(request), page.data, fundingCsvCells(request), page.nextStart);
-    sendJsonText(res, fundingPageJson(request, page));
+    const cache = pageCache(req, format, request, 'funding', d.clock());
+    if (format === 'csv') {
+      return sendCsv(req, res, { columns: fundingCsvColumns(request), rows: page.data, cells: fundingCsvCells(request), nextStart: page.nextStart }, cache);
+    }
+    sendJsonPage(req, res, cache, fundingPageJson(request, page));
   });
 
   router.get('/v1/multi-asset', auth, async (req, res) => {
     const format = parseFormat(req.query);
     const { request, page } = await d.multiAsset.page(principalOf(req), req.query);
-    if (format === 'csv') return sendCsv(res, multiAssetCsvColumns(request), page.data, multiAssetCsvCells(request), page.nextStart);
-    sendJsonText(res, multiAssetPageJson(request, page));
+    const cache = pageCache(req, format, request, request.timeframe, d.clock());
+    if (format === 'csv') {
+      return sendCsv(req, res, { columns: multiAssetCsvColumns(request), rows: page.data, cells: multiAssetCsvCells(request), nextStart: page.nextStart }, cache);
+    }
+    sendJsonPage(req, res, cache, multiAssetPageJson(request, page));
   });
 
   router.get('/v1/markets', auth, async (req, res) => {
-    res.json(marketsBody(await d.markets.list(req.query)));
+    const body = JSON.stringify(marketsBody(await d.markets.list(req.query)));
+    sendJsonPage(req, res, { params: JSON.stringify(req.query), span: null }, body);
   });
 
   return router;

@@ -40,8 +40,11 @@ export interface Operation {
   query?: readonly Param[];
   pathParams?: Array<{ name: string; schema: z.ZodType; description: string }>;
   body?: z.ZodType;
-  /** The success response; `nextStartHeader` documents X-Next-Start (format=csv). */
-  ok: { status: number; description: string; schema?: z.ZodType; nextStartHeader?: boolean; contentType?: string; alsoStatus?: number };
+  /**
+   * The success response; `nextStartHeader` documents X-Next-Start (format=csv); `conditional`
+   * the ETag, Cache-Control and Vary headers and the 304 to If-None-Match (rest/conditional.ts).
+   */
+  ok: { status: number; description: string; schema?: z.ZodType; nextStartHeader?: boolean; conditional?: boolean; contentType?: string; alsoStatus?: number };
   /** Errors as GraphQL answers them (`errors[].extensions.code`), not the REST envelope. */
   graphqlErrors?: boolean;
   /** Codes beyond the parameters' own and the security scheme's. */
@@ -85,7 +88,7 @@ export function operations(reads: MarketReads): Operation[] {
       security: 'apiKey',
       read: reads.ohlcv,
       query: [FORMAT],
-      ok: { status: 200, description: 'A page of candles.', schema: CANDLE_PAGE_SCHEMA, nextStartHeader: true },
+      ok: { status: 200, description: 'A page of candles.', schema: CANDLE_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
     },
     {
@@ -98,7 +101,7 @@ export function operations(reads: MarketReads): Operation[] {
       security: 'apiKey',
       read: reads.funding,
       query: [FORMAT],
-      ok: { status: 200, description: 'A page of funding rows.', schema: FUNDING_PAGE_SCHEMA, nextStartHeader: true },
+      ok: { status: 200, description: 'A page of funding rows.', schema: FUNDING_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
     },
     {
@@ -111,7 +114,7 @@ export function operations(reads: MarketReads): Operation[] {
       security: 'apiKey',
       read: reads.multiAsset,
       query: [FORMAT],
-      ok: { status: 200, description: 'A page of wide rows, one property per symbol.', schema: MULTI_ASSET_PAGE_SCHEMA, nextStartHeader: true },
+      ok: { status: 200, description: 'A page of wide rows, one property per symbol.', schema: MULTI_ASSET_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
     },
     {
@@ -122,7 +125,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Markets and their coverage per timeframe',
       security: 'apiKey',
       read: reads.markets,
-      ok: { status: 200, description: 'Every market with the first and last time of each timeframe.', schema: MARKETS_SCHEMA },
+      ok: { status: 200, description: 'Every market with the first and last time of each timeframe.', schema: MARKETS_SCHEMA, conditional: true },
     },
     {
       method: 'get',
@@ -134,7 +137,7 @@ export function operations(reads: MarketReads): Operation[] {
       security: 'apiKey',
       read: reads.features,
       query: [FORMAT],
-      ok: { status: 200, description: 'A page of feature rows.', schema: FEATURE_PAGE_SCHEMA, nextStartHeader: true },
+      ok: { status: 200, description: 'A page of feature rows.', schema: FEATURE_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
     },
     {
@@ -155,7 +158,7 @@ export function operations(reads: MarketReads): Operation[] {
       description: 'Only the timeframes of the caller\'s plan are returned (free: 1h, 4h, 1d).',
       security: 'apiKey',
       read: reads.quality,
-      ok: { status: 200, description: 'The stored quality records.', schema: QUALITY_SCHEMA },
+      ok: { status: 200, description: 'The stored quality records.', schema: QUALITY_SCHEMA, conditional: true },
       errors: ['TIER_LIMIT_EXCEEDED', 'QUALITY_NOT_FOUND'],
     },
     {

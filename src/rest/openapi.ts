@@ -5,6 +5,7 @@
  * creation checks, error codes come from those parameters plus the operation's own rules, and
  * statuses from the one code -> HTTP table. Served at GET /v1/openapi.json, rendered at GET /docs.
  */
+import { MAX_AGE_S, SETTLED_MS } from './conditional';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
 import type { Param } from '../domain/params/param';
@@ -146,7 +147,27 @@ function successResponse(op: Operation): Json {
   if (op.ok.nextStartHeader) {
     headers['X-Next-Start'] = { description: 'format=csv: start of the next page (absent on the last page).', schema: { type: 'string' } };
   }
+  if (op.ok.conditional) Object.assign(headers, CACHING_HEADERS);
   return { description: op.ok.description, headers, content };
+}
+
+const CACHING_HEADERS: Json = {
+  ETag: {
+    description: 'Strong tag of this representation (format, parameters, rows, next page). Send it back in If-None-Match: 304 while the page is unchanged.',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: `private, max-age=${MAX_AGE_S} when end is given and its last period closed at least ${SETTLED_MS / 60_000} minutes ago; otherwise no-cache.`,
+    schema: { type: 'string' },
+  },
+  Vary: { description: 'X-API-Key, Accept-Encoding.', schema: { type: 'string' } },
+};
+
+/** The answer to If-None-Match naming the current tag: no body, the same caching and rate-limit headers. */
+function notModifiedResponse(op: Operation): Json {
+  const headers: Json = { ...REQUEST_ID, ...(keyed(op.security) ? RATE_LIMIT_HEADERS : {}), ...CACHING_HEADERS };
+  if (op.ok.nextStartHeader) headers['X-Next-Start'] = { description: 'format=csv: as on the 200.', schema: { type: 'string' } };
+  return { description: 'Not modified: If-None-Match names the current ETag. Counted against the quotas.', headers };
 }
 
 function operationObject(op: Operation): Json {
@@ -167,6 +188,7 @@ function operationObject(op: Operation): Json {
     responses: {
       [String(op.ok.status)]: successResponse(op),
       ...(op.ok.alsoStatus ? { [String(op.ok.alsoStatus)]: { ...successResponse(op), description: 'A dependency is unavailable (same body).' } } : {}),
+      ...(op.ok.conditional ? { '304': notModifiedResponse(op) } : {}),
       ...errorResponses(op),
     },
   };

@@ -1,0 +1,92 @@
+/**
+ * Conditional GET for the REST data routes (docs/DECISIONS.md, "Caching"): a strong ETag
+ * derived from what the response contains, `If-None-Match` answered with 304, and a
+ * Cache-Control that lets a client keep closed history for a while.
+ *
+ * The tag is a truncated base64url SHA-256 over the format, the normalized parameters (an
+ * `end` the client did not give counts as open, not as the request's clock), the rows as they
+ * are sent and the next page's start, computed before any byte is written. A re-import, a
+ * repair or a recompute that changes a row changes it; a candle stored after `end` does not.
+ * The access path runs first, so a 304 comes after 401, 429, 400 and 403, counts against the
+ * quotas and carries their headers.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, type FeatureTimeframe } from '../domain/timeframe';
+import type { Format } from './format';
+
+/** A page whose last period closed at least this long ago is history a client may keep. */
+export const SETTLED_MS = 5 * 60_000;
+/** How long it may keep it without asking again (s). */
+export const MAX_AGE_S = 300;
+
+/** What decides a page's Cache-Control. */
+export interface PageSpan {
+  /** The `end` the client gave (ms), or null: the page runs up to now. */
+  endMs: number | null;
+  /** The timeframe of its rows (the period the last row covers). */
+  timeframe: FeatureTimeframe;
+  nowMs: number;
+}
+
+/** The tag of a representation made of `parts` (the format, the parameters, the body...). */
+export function entityTag(parts: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\0');
+  return `"${hash.digest('base64url').slice(0, 27)}"`;
+}
+
+/**
+ * The parameters as they enter the tag: the normalized request, with the `end` the client gave
+ * or null (an open end is filled in with the clock, which would change the tag every time).
+ */
+export function tagParameters(format: Format, request: object, endGiven: boolean): string {
+  const { end, ...rest } = request as { end?: unknown };
+  return JSON.stringify({ format, ...rest, end: endGiven ? end : null });
+}
+
+/** Whether the page's last period closed at least SETTLED_MS ago. */
+function settled(span: PageSpan): boolean {
+  if (span.endMs === null) return false;
+  const p = span.timeframe === 'funding' ? FUNDING_INTERVAL_MS : TIMEFRAME_MS[span.timeframe];
+  return Math.floor(span.endMs / p) * p + p <= span.nowMs - SETTLED_MS;
+}
+
+/** Whether an If-None-Match value names `tag` (weak comparison, as RFC 9110 asks of it). */
+function named(ifNoneMatch: string | undefined, tag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === tag);
+}
+
+/**
+ * Set the caching headers of a data response (ETag, Cache-Control, Vary); when the client
+ * already holds this representation, answer 304 without a body and return true.
+ */
+export function answeredNotModified(req: Request, res: Response, tag: string, span: PageSpan | null): boolean {
+  res.setHeader('ETag', tag);
+  res.setHeader('Cache-Control', span !== null && settled(span) ? `private, max-age=${MAX_AGE_S}` : 'no-cache');
+  res.vary('X-API-Key');
+  res.vary('Accept-Encoding');
+  if (!named(req.header('if-none-match'), tag)) return false;
+  res.status(304).end();
+  return true;
+}
+
+/** What a data page's caching headers are made of: its tag's parameters and its span. */
+export interface PageCache {
+  params: string;
+  span: PageSpan | null;
+}
+
+/** The PageCache of a read whose normalized request is `request`, rows of `timeframe`. */
+export function pageCache(req: Request, format: Format, request: { end: number }, timeframe: FeatureTimeframe, nowMs: number): PageCache {
+  const endGiven = req.query.end !== undefined;
+  return { params: tagParameters(format, request, endGiven), span: { endMs: endGiven ? request.end : null, timeframe, nowMs } };
+}
+
+/** Send a JSON body built by a serializer, or 304 when the client holds it already. */
+export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string): void {
+  if (answeredNotModified(req, res, entityTag([cache.params, body]), cache.span)) return;
+  res.type('application/json').send(body);
+}
