@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, type FeatureTimeframe } from '../domain/timeframe';
+import { TIMEFRAME_MS, bucketStart, type FeatureTimeframe } from '../domain/timeframe';
 import type { Format } from './format';
 
 /** A page whose last period closed at least this long ago is history a client may keep. */
@@ -40,7 +40,7 @@ export function entityTag(parts: readonly string[]): string {
  * The parameters as they enter the tag: the normalized request, with the `end` the client gave
  * or null (an open end is filled in with the clock, which would change the tag every time).
  */
-export function tagParameters(format: Format, request: object, endGiven: boolean): string {
+function tagParameters(format: Format, request: object, endGiven: boolean): string {
   const { end, ...rest } = request as { end?: unknown };
   return JSON.stringify({ format, ...rest, end: endGiven ? end : null });
 }
@@ -48,8 +48,9 @@ export function tagParameters(format: Format, request: object, endGiven: boolean
 /** Whether the page's last period closed at least SETTLED_MS ago. */
 function settled(span: PageSpan): boolean {
   if (span.endMs === null) return false;
-  const p = span.timeframe === 'funding' ? FUNDING_INTERVAL_MS : TIMEFRAME_MS[span.timeframe];
-  return Math.floor(span.endMs / p) * p + p <= span.nowMs - SETTLED_MS;
+  // A funding row covers its hour.
+  const tf = span.timeframe === 'funding' ? '1h' : span.timeframe;
+  return bucketStart(span.endMs, tf) + TIMEFRAME_MS[tf] <= span.nowMs - SETTLED_MS;
 }
 
 /** Whether an If-None-Match value names `tag` (weak comparison, as RFC 9110 asks of it). */

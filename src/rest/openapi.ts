@@ -5,13 +5,13 @@
  * creation checks, error codes come from those parameters plus the operation's own rules, and
  * statuses from the one code -> HTTP table. Served at GET /v1/openapi.json, rendered at GET /docs.
  */
-import { MAX_AGE_S, SETTLED_MS } from './conditional';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
 import type { Param } from '../domain/params/param';
 import { paramList } from '../domain/params/read';
 import type { MarketReads } from '../domain/params/reads';
 import { HTTP_STATUS } from '../transport/http-status';
+import { MAX_AGE_S, SETTLED_MS } from './conditional';
 import { ENVELOPE, GRAPHQL_ERRORS, operations, type Operation, type Security } from './openapi.operations';
 
 export { operations };

@@ -37,7 +37,8 @@ export class FeaturePrecomputeService {
     const candles = this.store.candles;
     let from = fromMs;
     let written = 0;
-    // Chunk k is written (in its own transaction) while chunk k + 1 is read and computed.
+    // Chunk k is written (in its own transaction, or the caller's under `on(tx)`) while chunk
+    // k + 1 is read and computed.
     let writing: Promise<number> = Promise.resolve(0);
     for (;;) {
       // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the

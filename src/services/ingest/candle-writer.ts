@@ -1,10 +1,10 @@
 /**
  * The one write path of live data (ingested batches, repairs, the demo feed): under the
- * symbol's lock, one transaction upserts the closed candles as imported and rolls up the
- * coarser buckets they complete, so a crash leaves either both or neither; then, in a second
- * transaction under the lock, the feature tail of every timeframe whose bucket completed, and
- * the funding/premium features when an hour completed or funding changed. Writes of one symbol run
- * in order of arrival; a few symbols are written at once. Quality stays on its schedule.
+ * symbol's lock, one transaction upserts the closed candles as imported, rolls up the coarser
+ * buckets they complete, and writes the feature tail of every timeframe whose bucket completed
+ * and the funding/premium features when an hour completed or funding changed, so a crash
+ * leaves all of it or none. Writes of one symbol run in order of arrival; a few symbols are
+ * written at once. Quality stays on its schedule.
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
@@ -113,8 +113,8 @@ export class CandleWriter {
   private async derive(tx: Repositories, series: SeriesRef, tf: CandleTimeframe, first: number, end: number): Promise<void> {
     const features = this.features.on(tx);
     const targets = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(tf));
-    // A write stopped between its commit and its feature tail (kill -9, the database lost)
-    // left the bars after the newest feature row without features: the tail starts there.
+    // Bars stored without features (an import stopped before its recompute, a version that
+    // derived in a second transaction) follow the newest feature row: the tail starts there.
     const newestFeature = await tx.features.latestTimes(series.id, targets);
     for (const target of targets) {
       const from = bucketStart(first, target);
