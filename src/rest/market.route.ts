@@ -7,9 +7,11 @@ import type { MarketsService } from '../services/markets.service';
 import type { MultiAssetService } from '../services/multi-asset.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendCsv } from './csv';
-import { parseFormat } from './format';
+import { isDataframe, parseFormat } from './format';
 import { pageCache, sendJsonPage } from './conditional';
+import { sendDataframe } from './dataframe.writer';
 import { CANDLE, candlePageJson } from './serializers/candle.serializer';
+import { candleFrame, fundingFrame, multiAssetFrame } from './serializers/dataframe.columns';
 import { fundingCsvCells, fundingCsvColumns, fundingPageJson } from './serializers/funding.serializer';
 import { marketsBody } from './serializers/market.serializer';
 import { multiAssetCsvCells, multiAssetCsvColumns, multiAssetPageJson } from './serializers/multi-asset.serializer';
@@ -29,10 +31,14 @@ export function marketRouter(d: MarketRoutesDeps): Router {
 
   router.get('/v1/ohlcv', auth, async (req, res) => {
     const format = parseFormat(req.query);
+    if (format === 'json') {
+      const { request, page } = await d.candles.pageAsJson(principalOf(req), req.query);
+      return sendJsonPage(req, res, pageCache(req, format, request, request.timeframe, d.clock()), candlePageJson(request, page));
+    }
     const { request, page } = await d.candles.page(principalOf(req), req.query);
     const cache = pageCache(req, format, request, request.timeframe, d.clock());
     if (format === 'csv') return sendCsv(req, res, { columns: CANDLE.names, rows: page.data, cells: CANDLE.csvCells, nextStart: page.nextStart }, cache);
-    sendJsonPage(req, res, cache, candlePageJson(request, page));
+    if (isDataframe(format)) return sendDataframe(req, res, format, candleFrame(page), cache);
   });
 
   router.get('/v1/funding', auth, async (req, res) => {
@@ -42,6 +48,7 @@ export function marketRouter(d: MarketRoutesDeps): Router {
     if (format === 'csv') {
       return sendCsv(req, res, { columns: fundingCsvColumns(request), rows: page.data, cells: fundingCsvCells(request), nextStart: page.nextStart }, cache);
     }
+    if (isDataframe(format)) return sendDataframe(req, res, format, fundingFrame(request, page), cache);
     sendJsonPage(req, res, cache, fundingPageJson(request, page));
   });
 
@@ -52,6 +59,7 @@ export function marketRouter(d: MarketRoutesDeps): Router {
     if (format === 'csv') {
       return sendCsv(req, res, { columns: multiAssetCsvColumns(request), rows: page.data, cells: multiAssetCsvCells(request), nextStart: page.nextStart }, cache);
     }
+    if (isDataframe(format)) return sendDataframe(req, res, format, multiAssetFrame(request, page), cache);
     sendJsonPage(req, res, cache, multiAssetPageJson(request, page));
   });
 

@@ -84,10 +84,10 @@ describe('the OpenAPI document and the docs page', () => {
     expect(op.responses['200'].headers).toEqual(
       expect.objectContaining({ 'X-RateLimit-Remaining-Minute': expect.anything(), RateLimit: expect.anything(), 'X-Request-Id': expect.anything() }),
     );
-    // JSON only, so a generated client types the body; format describes the CSV representation.
+    // JSON only, so a generated client types the body; format describes the CSV, Parquet and Arrow representations.
     expect(Object.keys(op.responses['200'].content)).toEqual(['application/json']);
     expect(op.responses['200'].headers['X-Next-Start']).toBeDefined();
-    expect(op.parameters.find((p: Json) => p.name === 'format')).toMatchObject({ schema: { enum: ['json', 'csv'] }, description: expect.stringContaining('text/csv') });
+    expect(op.parameters.find((p: Json) => p.name === 'format')).toMatchObject({ schema: { enum: ['json', 'csv', 'parquet', 'arrow'] }, description: expect.stringContaining('text/csv') });
     expect(doc.components.schemas.Error.required).toEqual(expect.arrayContaining(['error', 'message', 'request_id']));
     expect(op.parameters.find((p: Json) => p.name === 'limit').schema).toEqual(expect.objectContaining({ type: 'integer', minimum: 1, maximum: 10000 }));
   });

@@ -1,0 +1,129 @@
+/**
+ * `format=parquet` and `format=arrow` (docs/DECISIONS.md, "Dataframe formats"): a page as one
+ * typed table for pandas and polars. `time` is a UTC millisecond timestamp; every other column
+ * an exact Decimal128(38, s), its unscaled integer taken from the API's decimal string digit
+ * by digit (never through a double); null stays null. Column names and order are the CSV's.
+ *
+ * Arrow: the IPC stream format, written by apache-arrow. Parquet: the same stream handed to
+ * parquet-wasm (the Apache Arrow Rust Parquet writer compiled to WebAssembly, no native build),
+ * which maps Decimal128(38, s) to FIXED_LEN_BYTE_ARRAY(16) DECIMAL(38, s) and the timestamp to
+ * INT64 TIMESTAMP(isAdjustedToUTC=true, MILLIS), zstd-compressed. A page is at most 10,000 rows
+ * (under 1 MB as Arrow), so it is built whole, tagged over its bytes, then sent with
+ * Content-Length; errors stay JSON envelopes because the bytes are built after the read.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { Decimal, Field, makeData, RecordBatch, Schema, Struct, Table, TimestampMillisecond, tableToIPC, type Data } from 'apache-arrow';
+import type * as ParquetWasm from 'parquet-wasm';
+import { answeredNotModified, entityTag, type PageCache } from './conditional';
+import type { DataframeFormat } from './format';
+
+export const DATAFRAME_MEDIA_TYPES: Record<DataframeFormat, string> = {
+  parquet: 'application/vnd.apache.parquet',
+  arrow: 'application/vnd.apache.arrow.stream',
+};
+
+/** Digits a Decimal128 holds whole. */
+const PRECISION = 38;
+
+/** A page as a dataframe: the CSV's columns (`time` first) and cells, each decimal column's places. */
+export interface DataframePage<Row> {
+  columns: readonly string[];
+  /** Decimal places of a column other than `time`. */
+  scaleOf: (column: string) => number;
+  rows: readonly Row[];
+  cells: (row: Row) => ReadonlyArray<string | null | undefined>;
+  nextStart: string | null;
+}
+
+/** A decimal as the API renders it: optional minus, digits, optional point and digits. */
+const DECIMAL_TEXT = /^(-?)(\d+)(?:\.(\d+))?$/;
+/** A time as the API renders it (`sqlTime`): whole seconds, UTC. */
+const TIME_TEXT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/;
+
+/** The unscaled integer of `text` at `scale` places ("64250.500000", 6 -> 64250500000n), exactly. */
+export function unscaledDecimal(text: string, scale: number): bigint {
+  const m = DECIMAL_TEXT.exec(text);
+  const fraction = m?.[3] ?? '';
+  if (!m || fraction.length > scale) throw new Error(`not a decimal of at most ${scale} places: ${text}`);
+  const digits = (m[2] + fraction.padEnd(scale, '0')).replace(/^0+(?=\d)/, '');
+  if (digits.length > PRECISION) throw new Error(`decimal beyond ${PRECISION} digits: ${text}`);
+  return BigInt(m[1] + digits);
+}
+
+/** Unix milliseconds of an API time string. */
+export function epochMs(text: string): number {
+  const ms = TIME_TEXT.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw new Error(`not an API time: ${text}`);
+  return ms;
+}
+
+function timeColumn(values: ReadonlyArray<string | null | undefined>): Data<TimestampMillisecond> {
+  const ms = new BigInt64Array(values.length);
+  for (let i = 0; i < values.length; i++) ms[i] = BigInt(epochMs(values[i] ?? ''));
+  return makeData({ type: new TimestampMillisecond('UTC'), length: values.length, nullCount: 0, data: ms });
+}
+
+function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: number): Data<Decimal> {
+  const n = values.length;
+  // Two's complement over 128 bits, little-endian: the low 64 bits (the array keeps the value
+  // modulo 2^64), then the high 64 (the arithmetic shift keeps the sign).
+  const words = new BigInt64Array(2 * n);
+  const valid = new Uint8Array((n + 7) >> 3);
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (v === null || v === undefined) {
+      nulls++;
+      continue;
+    }
+    const unscaled = unscaledDecimal(v, scale);
+    words[2 * i] = unscaled;
+    words[2 * i + 1] = unscaled >> 64n;
+    valid[i >> 3] |= 1 << (i & 7);
+  }
+  const type = new Decimal(scale, PRECISION, 128);
+  return makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined, data: new Uint32Array(words.buffer) });
+}
+
+/** The page as an Arrow IPC stream: its schema and one record batch (empty on an empty page). */
+export function arrowStream<Row>(page: DataframePage<Row>): Uint8Array {
+  const cells = page.rows.map(page.cells);
+  const column = (i: number) => cells.map((c) => c[i]);
+  const children: Data[] = [timeColumn(column(0))];
+  const fields = [new Field(page.columns[0], children[0].type, false)];
+  for (let i = 1; i < page.columns.length; i++) {
+    children.push(decimalColumn(column(i), page.scaleOf(page.columns[i])));
+    fields.push(new Field(page.columns[i], children[i].type, true));
+  }
+  const schema = new Schema(fields);
+  const batch = new RecordBatch(schema, makeData({ type: new Struct(fields), length: cells.length, nullCount: 0, children }));
+  return tableToIPC(new Table(schema, [batch]), 'stream');
+}
+
+let parquetWasm: Promise<typeof ParquetWasm> | undefined;
+
+/** Arrow IPC stream -> Parquet. The WebAssembly module (5 MB) is loaded on the first call. */
+export async function parquetOf(arrowIpc: Uint8Array): Promise<Uint8Array> {
+  const pw = await (parquetWasm ??= import('parquet-wasm'));
+  // Both are consumed by writeParquet (their WebAssembly memory freed).
+  const table = pw.Table.fromIPCStream(arrowIpc);
+  return pw.writeParquet(table, new pw.WriterPropertiesBuilder().setCompression(pw.Compression.ZSTD).build());
+}
+
+export async function dataframeBytes<Row>(format: DataframeFormat, page: DataframePage<Row>): Promise<Uint8Array> {
+  const ipc = arrowStream(page);
+  return format === 'arrow' ? ipc : parquetOf(ipc);
+}
+
+/**
+ * Build the page's bytes, tag them (over the format and parameters in `cache`, the next start
+ * and the bytes), answer 304 when the client holds them already, else send them whole.
+ */
+export async function sendDataframe<Row>(req: Request, res: Response, format: DataframeFormat, page: DataframePage<Row>, cache: PageCache): Promise<void> {
+  const bytes = await dataframeBytes(format, page);
+  const tag = entityTag([cache.params, page.nextStart ?? '', createHash('sha256').update(bytes).digest('base64url')]);
+  if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);
+  if (answeredNotModified(req, res, tag, cache.span)) return;
+  res.type(DATAFRAME_MEDIA_TYPES[format]).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
