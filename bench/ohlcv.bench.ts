@@ -1,25 +1,57 @@
 /**
- * /v1/ohlcv benchmark, on a PostgreSQL server:
- *  1. GET /v1/ohlcv limit=10000 (1m) through the whole gateway vs a floor server running the
- *     same SQL with pg and building the same JSON bytes by hand (bench/floor-server.ts);
- *     the bytes are checked equal first. p50/p99 of sequential requests, alternating.
- *  2. The same question through GraphQL (POST /graphql).
- *  3. limit=100 at 64 connections (autocannon): throughput, p99 and the gateway's RSS.
+ * The read paths side by side, on a PostgreSQL server with Redis quotas (issue "fast
+ * everywhere"), in one run:
+ *  1. 10,000 1m candles: the floor server (bench/floor-server.ts: node:http + pg, a plain query
+ *     with rows as arrays, the timestamp formatted in JS, the JSON built by hand), REST
+ *     /v1/ohlcv, GraphQL `candles { data {...} }` and `candles { columns {...} }`, and the
+ *     page as format=parquet and format=arrow;
+ *  2. /v1/features with the 15 technical features over the same 10,000 minutes, against the
+ *     floor's plain query of the same feature rows; and as parquet and arrow;
+ *  3. a 304 revalidation (If-None-Match with the page's ETag) against the full 10k page;
+ *  4. limit=100 pages at 32 connections (autocannon), gateway and floor throughput.
+ * The bodies are checked first (gateway bytes equal to the floor's; GraphQL rows equal to
+ * REST's). Sequential requests on one keep-alive connection, identity encoding, in
+ * `--rounds` rounds that visit every path in turn (the order rotating each round), so the
+ * machine's drift falls on all of them alike; `--runs` repeats the whole measurement.
  *
- *   npm run build && node dist/bench/ohlcv.bench.js [--requests 200] [--seconds 10] [--rounds 2]
+ *   npm run build && node dist/bench/ohlcv.bench.js [--rounds 25] [--per-round 4] [--runs 2] [--seconds 10] [--skip-formats]
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
+import { TECHNICAL_FEATURES } from '../src/domain/technical-features';
 import { BENCH_USER, ROOT, benchDatabase, gatewayEnv, load, rssMb, runBench, startProcess } from './bench-support';
-import { fetchOnce, sequentialLatency } from './latency';
+import { fetchOnce, oneConnection, sequentialSamples, summarize, type RequestSpec } from './latency';
 
 const { values } = parseArgs({
-  options: { requests: { type: 'string', default: '200' }, seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' } },
+  options: {
+    rounds: { type: 'string', default: '25' },
+    'per-round': { type: 'string', default: '4' },
+    runs: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '10' },
+    'skip-formats': { type: 'boolean', default: false },
+  },
 });
-const N = Number(values.requests);
+
+interface Path extends RequestSpec {
+  name: string;
+}
+
+/** Every path `perRound` times per round, the order rotating; samples per path (ms). */
+async function alternate(paths: Path[], rounds: number, perRound: number): Promise<Map<string, number[]>> {
+  const samples = new Map(paths.map((p) => [p.name, [] as number[]]));
+  const agents = paths.map(() => oneConnection());
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < paths.length; k++) {
+      const i = (round + k) % paths.length;
+      samples.get(paths[i].name)!.push(...(await sequentialSamples(paths[i], perRound, agents[i])));
+    }
+  }
+  for (const a of agents) a.destroy();
+  return samples;
+}
 
 async function main(): Promise<void> {
   const db = await benchDatabase();
@@ -30,68 +62,91 @@ async function main(): Promise<void> {
   const seriesId = (await services.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!;
   const first = (await services.store.candles.firstOpen(seriesId, '1m'))!;
   await services.close();
-  const series = { id: seriesId };
   const start = new Date(first).toISOString();
   const end = new Date(first + 9_999 * 60_000).toISOString();
 
   const gateway = await startProcess('src/server.js', env, '/health');
   const floor = await startProcess('bench/floor-server.js', { DATABASE_URL: db.url }, '/health');
   const auth = { 'X-API-Key': key };
-  const restUrl = `${gateway.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}&limit=10000`;
-  const floorUrl = `${floor.url}/ohlcv?series=${series.id}&symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}&limit=10000`;
-  const gqlQuery = (shape: string) =>
-    JSON.stringify({
+  const market = `symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&end=${end}`;
+  const features = TECHNICAL_FEATURES.join(',');
+  const rest = (route: string, extra = '') => ({ url: `${gateway.url}${route}?${market}${extra}`, headers: auth });
+  const gql = (shape: string) => ({
+    url: `${gateway.url}/graphql`,
+    headers: auth,
+    body: JSON.stringify({
       query: `{ market(exchange: "perp", symbol: "BTC-USDT") { candles(timeframe: "1m", start: "${start}", end: "${end}", limit: 10000) { count nextStart ${shape} } } }`,
-    });
-  const gqlBody = gqlQuery('data { time open high low close volume }');
-  const gqlColumns = gqlQuery('columns { time open high low close volume }');
+    }),
+  });
+  const paths: Path[] = [
+    { name: 'floor ohlcv', url: `${floor.url}/ohlcv?series=${seriesId}&${market}&limit=10000` },
+    { name: 'REST ohlcv', ...rest('/v1/ohlcv', '&limit=10000') },
+    { name: 'GraphQL rows', ...gql('data { time open high low close volume }') },
+    { name: 'GraphQL columns', ...gql('columns { time open high low close volume }') },
+    { name: 'floor features', url: `${floor.url}/features?series=${seriesId}&${market}&features=${features}` },
+    { name: 'REST features', ...rest('/v1/features', `&features=${features}`) },
+  ];
+  if (!values['skip-formats']) {
+    paths.push(
+      { name: 'ohlcv parquet', ...rest('/v1/ohlcv', '&limit=10000&format=parquet') },
+      { name: 'ohlcv arrow', ...rest('/v1/ohlcv', '&limit=10000&format=arrow') },
+      { name: 'features parquet', ...rest('/v1/features', `&features=${features}&format=parquet`) },
+      { name: 'features arrow', ...rest('/v1/features', `&features=${features}&format=arrow`) },
+    );
+  }
   try {
-    const a = await fetchOnce({ url: restUrl, headers: auth });
-    const b = await fetchOnce({ url: floorUrl });
-    if (a.body !== b.body) throw new Error('gateway and floor bodies differ');
-    const rows = (JSON.parse(a.body) as { count: number }).count;
-    const g = JSON.parse((await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlBody })).body);
-    if (JSON.stringify(g.data.market.candles.data) !== JSON.stringify(JSON.parse(a.body).data)) throw new Error('GraphQL rows differ from REST');
-    console.log(`rows per response: ${rows}; body ${(a.body.length / 1e6).toFixed(2)} MB; bytes equal to the floor's: yes; GraphQL rows equal: yes`);
-
-    const cols = JSON.parse((await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlColumns })).body).data.market.candles.columns;
-    if (cols.close.length !== rows || cols.close[17] !== JSON.parse(a.body).data[17].close) throw new Error('GraphQL columns differ from REST');
-    for (let i = 0; i < 20; i++) {
-      await fetchOnce({ url: restUrl, headers: auth });
-      await fetchOnce({ url: floorUrl });
-      await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlBody });
-      await fetchOnce({ url: `${gateway.url}/graphql`, headers: auth, body: gqlColumns });
+    const bodies = new Map<string, { status: number; body: string; bytes: number; etag?: string }>();
+    for (const p of paths) {
+      const r = await fetchOnce(p);
+      if (r.status !== 200) throw new Error(`${p.name}: status ${r.status} ${r.body.slice(0, 200)}`);
+      bodies.set(p.name, r);
     }
-    const table: Array<Record<string, string | number>> = [];
-    for (let round = 1; round <= Number(values.rounds); round++) {
-      const f = await sequentialLatency(floorUrl, N);
-      const r = await sequentialLatency(restUrl, N, auth);
-      const q = await sequentialLatency(`${gateway.url}/graphql`, N, auth, gqlBody);
-      const c = await sequentialLatency(`${gateway.url}/graphql`, N, auth, gqlColumns);
-      const x = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-      table.push({
-        round,
-        'floor p50': f.p50,
-        'REST p50': r.p50,
-        'GQL rows p50': q.p50,
-        'GQL columns p50': c.p50,
-        'REST/floor': x(r.p50, f.p50),
-        'rows/REST': x(q.p50, r.p50),
-        'columns/REST': x(c.p50, r.p50),
-        'floor p99': f.p99,
-        'REST p99': r.p99,
-        'rows p99': q.p99,
-        'columns p99': c.p99,
-      });
-    }
-    console.log(`10,000-row responses, ${N} sequential requests each (ms)`);
-    console.table(table);
+    if (bodies.get('REST ohlcv')!.body !== bodies.get('floor ohlcv')!.body) throw new Error('REST and floor candle bodies differ');
+    if (bodies.get('REST features')!.body !== bodies.get('floor features')!.body) throw new Error('REST and floor feature bodies differ');
+    const restRows = JSON.parse(bodies.get('REST ohlcv')!.body).data;
+    if (JSON.stringify(JSON.parse(bodies.get('GraphQL rows')!.body).data.market.candles.data) !== JSON.stringify(restRows)) throw new Error('GraphQL rows differ from REST');
+    const cols = JSON.parse(bodies.get('GraphQL columns')!.body).data.market.candles.columns;
+    if (cols.close.length !== restRows.length || cols.close[17] !== restRows[17].close) throw new Error('GraphQL columns differ from REST');
+    console.log(`rows: ${restRows.length}; bodies equal: REST = floor (candles and features), GraphQL rows = REST`);
+    const etag = bodies.get('REST ohlcv')!.etag!;
+    paths.push({ name: 'REST ohlcv 304', ...rest('/v1/ohlcv', '&limit=10000'), headers: { ...auth, 'If-None-Match': etag }, expect: 304 });
 
-    const small = `${gateway.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1m&start=${start}&limit=100`;
+    // Warm-up: JIT, connection pools, PostgreSQL's caches.
+    await alternate(paths, 3, 2);
+    const runs = Number(values.runs);
+    for (let run = 1; run <= runs; run++) {
+      const samples = await alternate(paths, Number(values.rounds), Number(values['per-round']));
+      const p50 = (name: string) => summarize(samples.get(name)!).p50;
+      const x = (a: string, b: string) => Math.round((p50(a) / p50(b)) * 100) / 100;
+      console.log(`\nrun ${run}: ${values.rounds} rounds x ${values['per-round']} sequential requests per path (ms)`);
+      console.table(
+        paths.map((p) => {
+          const s = summarize(samples.get(p.name)!);
+          return { path: p.name, n: samples.get(p.name)!.length, p50: s.p50, p99: s.p99, 'body bytes': p.expect === 304 ? 0 : bodies.get(p.name)!.bytes };
+        }),
+      );
+      const ratios: Record<string, number> = {
+        'REST ohlcv / floor ohlcv': x('REST ohlcv', 'floor ohlcv'),
+        'GraphQL rows / REST ohlcv': x('GraphQL rows', 'REST ohlcv'),
+        'GraphQL columns / REST ohlcv': x('GraphQL columns', 'REST ohlcv'),
+        'REST features / floor features': x('REST features', 'floor features'),
+        '304 / REST ohlcv': x('REST ohlcv 304', 'REST ohlcv'),
+      };
+      if (!values['skip-formats']) {
+        ratios['ohlcv parquet / REST ohlcv'] = x('ohlcv parquet', 'REST ohlcv');
+        ratios['ohlcv arrow / REST ohlcv'] = x('ohlcv arrow', 'REST ohlcv');
+        ratios['features parquet / REST features'] = x('features parquet', 'REST features');
+        ratios['features arrow / REST features'] = x('features arrow', 'REST features');
+      }
+      console.table(ratios);
+    }
+
+    const floorSmall = await load(`${floor.url}/ohlcv?series=${seriesId}&${market}&limit=100`, 32, Number(values.seconds));
     const before = rssMb(gateway.pid);
-    const l = await load(small, 64, Number(values.seconds), auth);
-    console.log('limit=100 at 64 connections');
-    console.table([{ 'req/s': l.rps, 'p50 ms': l.p50, 'p99 ms': l.p99, errors: l.errors, non2xx: l.non2xx, 'RSS before MB': before, 'RSS after MB': rssMb(gateway.pid) }]);
+    const gatewaySmall = await load(`${gateway.url}/v1/ohlcv?${market}&limit=100`, 32, Number(values.seconds), auth);
+    console.log('\nlimit=100 at 32 connections');
+    console.table({ floor: floorSmall, gateway: { ...gatewaySmall, rssBeforeMb: before, rssAfterMb: rssMb(gateway.pid) } });
+    console.log(`gateway / floor throughput: ${(gatewaySmall.rps / floorSmall.rps).toFixed(2)}`);
   } finally {
     await gateway.stop();
     await floor.stop();

@@ -1,5 +1,5 @@
 /**
- * Candles: the hot page read (every value rendered by PostgreSQL, bench/README.md), coverage,
+ * Candles: the hot page read (stored values rendered in JS, bench/README.md), coverage,
  * bulk upserts at COPY speed, rollups, the history the feature precompute computes on, and the
  * candle reads behind the quality score.
  *
@@ -7,22 +7,49 @@
  * DataLoader batch of GraphQL fields.
  */
 import type { CandleInput } from '../domain/csv-rows';
-import type { Candle, Coverage } from '../domain/market';
+import { fixedPlaces } from '../domain/decimal';
+import type { Candle, Coverage, Page } from '../domain/market';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
-import type { SqlSession } from './database';
-import { groupBySeries, sqlDecimal, sqlEpochMs, sqlTime, type WithSeries } from './sql';
+import type { SqlSession, TextRow } from './database';
+import { apiTimeOfEpoch, sqlEpochMs, sqlEpochSeconds, sqlTime } from './sql';
 
-/** $1 series ids, $2 timeframe, $3 start, $4 end, $5 limit per series. Exported for the benchmark floor. */
-export const CANDLES_SQL = `SELECT s.id AS series_id, ${sqlTime('c.time')} AS time,
-       ${sqlDecimal('c.open', 6)} AS open, ${sqlDecimal('c.high', 6)} AS high, ${sqlDecimal('c.low', 6)} AS low,
-       ${sqlDecimal('c.close', 6)} AS close, ${sqlDecimal('c.volume', 6)} AS volume
+const PAGE_RANGE = `timeframe = $2 AND time >= $3 AND time <= $4 ORDER BY time LIMIT $5`;
+
+/**
+ * The page read of one series (a REST request): $1 series id, $2 timeframe, $3 start, $4 end,
+ * $5 rows; a range scan of the primary key. Values come as stored and are rendered in JS
+ * (`candleOf`): PostgreSQL's to_char and round() per value cost more than the scan itself.
+ */
+const PAGE_SQL = `SELECT ${sqlEpochSeconds('time')}, open, high, low, close, volume FROM candles WHERE series_id = $1 AND ${PAGE_RANGE}`;
+
+/** The same for several series (a GraphQL batch): $1 series ids, one range scan each. */
+const PAGES_SQL = `SELECT s.id, ${sqlEpochSeconds('c.time')}, c.open, c.high, c.low, c.close, c.volume
 FROM unnest($1::int[]) AS s(id)
-CROSS JOIN LATERAL (
-  SELECT time, open, high, low, close, volume FROM candles
-  WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
-  ORDER BY time LIMIT $5
-) c`;
+CROSS JOIN LATERAL (SELECT time, open, high, low, close, volume FROM candles WHERE series_id = s.id AND ${PAGE_RANGE}) c`;
+
+/** One of the candle values of a page row: PostgreSQL's text, served with 6 places. */
+const six = (v: string | null) => fixedPlaces(v!, 6);
+
+/** A candle from the text of a page row whose time is at index `at`. */
+function candleOf(r: TextRow, at: number): Candle {
+  return {
+    time: apiTimeOfEpoch(r[at]!),
+    open: six(r[at + 1]),
+    high: six(r[at + 2]),
+    low: six(r[at + 3]),
+    close: six(r[at + 4]),
+    volume: six(r[at + 5]),
+  };
+}
+
+/**
+ * A page row (time first) as the JSON object text of its candle. The names are the domain's,
+ * which REST shares; every value is PostgreSQL's text of a number, so nothing needs escaping.
+ */
+function candleJson(r: TextRow): string {
+  return `{"time":"${apiTimeOfEpoch(r[0]!)}","open":"${six(r[1])}","high":"${six(r[2])}","low":"${six(r[3])}","close":"${six(r[4])}","volume":"${six(r[5])}"}`;
+}
 
 /** Candles of one series as floats, oldest first (the feature precompute's input). */
 export interface CandleHistory {
@@ -81,8 +108,32 @@ export class CandlesRepository {
 
   /** Up to `limit` candles per series in [start, end], ascending. */
   async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Map<number, Candle[]>> {
-    const rows = await this.db.query<WithSeries<Candle>>(CANDLES_SQL, [ids, timeframe, start, end, limit], { prepare: true });
-    return groupBySeries(rows);
+    const opts = { prepare: true, textRows: true };
+    if (ids.length === 1) {
+      const rows = await this.db.query<TextRow>(PAGE_SQL, [ids[0], timeframe, start, end, limit], opts);
+      return new Map([[ids[0], rows.map((r) => candleOf(r, 0))]]);
+    }
+    const out = new Map<number, Candle[]>();
+    for (const r of await this.db.query<TextRow>(PAGES_SQL, [ids, timeframe, start, end, limit], opts)) {
+      const id = Number(r[0]);
+      let list = out.get(id);
+      if (!list) out.set(id, (list = []));
+      list.push(candleOf(r, 1));
+    }
+    return out;
+  }
+
+  /**
+   * The page of one series with each row as its JSON object text, built straight from
+   * PostgreSQL's text (no object per row: on 10,000 rows the objects cost more in garbage
+   * collection than in building, bench/README.md). Up to `limit` rows and the next start.
+   */
+  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Page<string>> {
+    const rows = await this.db.query<TextRow>(PAGE_SQL, [id, timeframe, start, end, limit + 1], { prepare: true, textRows: true });
+    const count = Math.min(rows.length, limit);
+    const data = new Array<string>(count);
+    for (let i = 0; i < count; i++) data[i] = candleJson(rows[i]);
+    return { count, nextStart: rows.length > limit ? apiTimeOfEpoch(rows[limit][0]!) : null, data };
   }
 
   /**

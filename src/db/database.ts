@@ -21,7 +21,16 @@ export interface QueryOptions {
    * planning cost more than executing (bench/README.md).
    */
   prepare?: boolean;
+  /**
+   * Rows as arrays of each value's text as PostgreSQL prints it (no type parsing; NULL stays
+   * null): for the hot page reads, which render the values themselves (`apiTimeOfEpoch`,
+   * `fixedPlaces`) instead of asking PostgreSQL to format them (bench/README.md).
+   */
+  textRows?: boolean;
 }
+
+/** A row of a `textRows` query. */
+export type TextRow = Array<string | null>;
 
 /** One connection's worth of SQL. int8 comes back as number, numeric as string. */
 export interface SqlSession {

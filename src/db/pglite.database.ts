@@ -6,18 +6,22 @@
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
-import type { Database, SqlSession } from './database';
+import type { Database, QueryOptions, SqlSession } from './database';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 
 const parsers = { [types.INT8]: (v: string) => Number(v) };
+const asText = (v: string) => v;
+/** A `textRows` query: the types the hot reads select, as their text. */
+const textParsers = Object.fromEntries([types.INT4, types.INT8, types.NUMERIC, types.TIMESTAMPTZ, types.TIMESTAMP, types.FLOAT8, types.BOOL].map((t) => [t, asText]));
 
 /** Rows per COPY statement: PGlite takes COPY input as one in-memory blob. */
 const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
 
 function sessionOf(q: PGlite | Transaction): SqlSession {
   return {
-    async query<R extends object>(text: string, params: unknown[] = []) {
-      const res = await q.query<R>(text, params, { parsers }).catch(mapUnavailable);
+    async query<R extends object>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
+      const options = opts.textRows ? { rowMode: 'array' as const, parsers: textParsers } : { parsers };
+      const res = await q.query<R>(text, params, options).catch(mapUnavailable);
       return res.rows;
     },
     async exec(script) {

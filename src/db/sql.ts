@@ -1,8 +1,10 @@
 /**
- * SQL fragments that make PostgreSQL render values exactly as the API serves them, so no row of
- * a hot read passes through an ORM object or a binary float: timestamps as
- * `YYYY-MM-DDTHH:MM:SS+00:00`, decimals rounded half away from zero to fixed places.
+ * Rendering values exactly as the API serves them (timestamps as `YYYY-MM-DDTHH:MM:SS+00:00`,
+ * decimals rounded half away from zero to fixed places), so no row of a hot read passes
+ * through an ORM object or a binary float: SQL fragments that make PostgreSQL print them, and
+ * for the hottest reads (the candle pages) the conversion of PostgreSQL's own text in JS.
  */
+import { formatTimestamp } from '../domain/time';
 
 /** A timestamptz column as the API's time text. */
 export const sqlTime = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"+00:00"')`;
@@ -12,6 +14,18 @@ export const sqlDecimal = (col: string, places: number) => `round(${col}, ${plac
 
 /** A float expression with exactly `places` decimals (through numeric: no float formatting). */
 export const sqlFloat = (col: string, places: number) => `round(${col}::numeric, ${places})::text`;
+
+/**
+ * Seconds since the epoch of a timestamptz, as float8 (`date_part`, not `extract`, which is
+ * NUMERIC and slower): the time of a `textRows` read, whatever the session's TimeZone and
+ * DateStyle. Converted by `apiTimeOfEpoch`.
+ */
+export const sqlEpochSeconds = (col: string) => `date_part('epoch', ${col})`;
+
+/** The text of `sqlEpochSeconds` as the API's time (seconds precision). */
+export function apiTimeOfEpoch(text: string): string {
+  return formatTimestamp(Math.floor(Number(text)) * 1000);
+}
 
 /** Milliseconds since the epoch of a timestamptz, as int8 (a JS number). */
 export const sqlEpochMs = (col: string) => `(extract(epoch FROM ${col}) * 1000)::int8`;

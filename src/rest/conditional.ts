@@ -30,7 +30,7 @@ export interface PageSpan {
 }
 
 /** The tag of a representation made of `parts` (the format, the parameters, the body...). */
-export function entityTag(parts: readonly string[]): string {
+export function entityTag(parts: ReadonlyArray<string | Uint8Array>): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part).update('\0');
   return `"${hash.digest('base64url').slice(0, 27)}"`;
@@ -86,8 +86,13 @@ export function pageCache(req: Request, format: Format, request: { end: number }
   return { params: tagParameters(format, request, endGiven), span: { endMs: endGiven ? request.end : null, timeframe, nowMs } };
 }
 
-/** Send a JSON body built by a serializer, or 304 when the client holds it already. */
+/**
+ * Send a JSON body built by a serializer, or 304 when the client holds it already. The body is
+ * encoded once: the tag hashes the bytes that are sent (a 10,000-row page is 1.45 MB).
+ */
 export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string): void {
-  if (answeredNotModified(req, res, entityTag([cache.params, body]), cache.span)) return;
-  res.type('application/json').send(body);
+  const bytes = Buffer.from(body);
+  if (answeredNotModified(req, res, entityTag([cache.params, bytes]), cache.span)) return;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.send(bytes);
 }

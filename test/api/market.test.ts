@@ -3,6 +3,7 @@
  * values, on the embedded database and (with DATABASE_URL) on PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
+import type { QueryOptions } from '../../src/db/database';
 import { FIXTURE_SYMBOLS, HOUR, HOURS, MINUTE, MINUTES, T0, iso, loadFixtures, minuteClose, perpClose, rateAt, spotClose } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { databases, type FreshDatabase } from '../helpers/services';
@@ -335,9 +336,9 @@ describe.each(databases())('market data on %s', (_name, makeDb) => {
       const db = srv.services.store.db;
       const original = db.query;
       let n = 0;
-      (db as { query: typeof original }).query = ((text: string, params?: unknown[]) => {
+      (db as { query: typeof original }).query = ((text: string, params?: unknown[], opts?: QueryOptions) => {
         n++;
-        return original.call(db, text, params);
+        return original.call(db, text, params, opts);
       }) as typeof original;
       return fn().then(
         (out) => {

@@ -1,4 +1,4 @@
-import { compareDecimal, formatFloat, parseAnyDecimal, parseDecimal, roundDecimal } from '../../src/domain/decimal';
+import { compareDecimal, fixedPlaces, formatFloat, parseAnyDecimal, parseDecimal, roundDecimal } from '../../src/domain/decimal';
 
 describe('parseDecimal', () => {
   it.each([
@@ -68,6 +68,28 @@ describe('roundDecimal (half away from zero, fixed places)', () => {
     ['0.99995', 4, '1.0000'],
   ])('round(%s, %d) = %s', (v, p, out) => {
     expect(roundDecimal(v, p)).toBe(out);
+  });
+});
+
+describe('fixedPlaces (PostgreSQL numeric text, as round(x, places)::text prints it)', () => {
+  it.each([
+    ['46998.03', 6, '46998.030000'],
+    ['7', 6, '7.000000'],
+    ['7', 0, '7'],
+    ['0.123456', 6, '0.123456'],
+    ['-12.5', 6, '-12.500000'],
+    ['1.0000005', 6, '1.000001'],
+    ['-1.0000005', 6, '-1.000001'],
+    ['-0.0000004', 6, '0.000000'],
+    ['9.99999950', 6, '10.000000'],
+    ['0.000000125', 8, '0.00000013'],
+    ['123.456', 0, '123'],
+    ['123.5', 0, '124'],
+    ['NaN', 6, 'NaN'],
+    ['Infinity', 6, 'Infinity'],
+    ['-Infinity', 6, '-Infinity'],
+  ])('fixedPlaces(%s, %d) = %s', (v, p, out) => {
+    expect(fixedPlaces(v, p)).toBe(out);
   });
 });
 

@@ -33,4 +33,16 @@ describe('formatTimestamp', () => {
   it('renders seconds precision with an explicit +00:00 offset', () => {
     expect(formatTimestamp(Date.UTC(2024, 0, 1, 4, 5, 6, 789))).toBe('2024-01-01T04:05:06+00:00');
   });
+
+  it('when instants come in any order across days, then each agrees with toISOString (the kept day never leaks)', () => {
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + '+00:00';
+    const samples = [0, 999, 86_399_999, 86_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(2024, 2, 1), Date.UTC(9999, 11, 31, 23, 59, 59)];
+    let seed = 11;
+    for (let i = 0; i < 5_000; i++) samples.push((seed = (seed * 48271) % 2147483647) * 97_003 + (i % 3) * 86_400_000);
+    for (const ms of [...samples, ...samples.reverse()]) expect(formatTimestamp(ms)).toBe(iso(ms));
+  });
+
+  it('when the instant is before 1970, then it renders as toISOString does', () => {
+    expect(formatTimestamp(Date.UTC(1969, 11, 31, 23, 59, 59, 500))).toBe('1969-12-31T23:59:59+00:00');
+  });
 });

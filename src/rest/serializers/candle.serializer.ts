@@ -17,6 +17,7 @@ export const CANDLE = restShape<Candle>({
 
 export const CANDLE_PAGE_SCHEMA = pageSchema({ symbol: z.string(), exchange: z.string(), timeframe: z.enum(CANDLE_TIMEFRAMES) }, CANDLE.schema);
 
-export function candlePageJson(q: CandleRequest, p: Page<Candle>): string {
-  return pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.data.map(CANDLE.json));
+/** A page whose rows are already JSON object texts (CandlesService.pageAsJson). */
+export function candlePageJson(q: CandleRequest, p: Page<string>): string {
+  return pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.data);
 }
