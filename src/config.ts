@@ -98,6 +98,7 @@ const schema = z
     BINANCE_WEIGHT_PER_MINUTE: weightPerMinute(3000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     QUALITY_INTERVAL: duration('5m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
+    GRAPHQL_COMPILED: bool(true),
     TIER_LIMITS: optionalString,
     METRICS_TOKEN: optionalString,
     TLS_CERT_FILE: optionalString,
@@ -151,6 +152,8 @@ export interface Config {
   ingest: IngestConfig;
   logLevel: string;
   qualityIntervalMs: number;
+  /** Execute GraphQL operations compiled by graphql-jit (false: graphql-js interprets them). */
+  graphqlCompiled: boolean;
   tierLimits: Record<Tier, TierLimits>;
   metricsToken?: string;
   tls?: { certFile: string; keyFile: string };
@@ -216,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: c.LOG_LEVEL,
     qualityIntervalMs: c.QUALITY_INTERVAL,
+    graphqlCompiled: c.GRAPHQL_COMPILED,
     tierLimits: resolveTierLimits(c.TIER_LIMITS),
     metricsToken: c.METRICS_TOKEN,
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

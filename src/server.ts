@@ -63,6 +63,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     const schema = await buildGraphQLSchema(services);
     gql = await createGraphQLHandler({
       schema,
+      compiled: config.graphqlCompiled,
       access: services.access,
       limitField: createFieldLimiter(services.quotaStore, services.clock),
       loaders: services,

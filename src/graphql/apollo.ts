@@ -15,6 +15,7 @@ import type { AccessService, Admission } from '../services/access/access.service
 import { admitRequest } from '../transport/access.middleware';
 import { recordRequestError, toAppError } from '../transport/client-errors';
 import { HTTP_STATUS } from '../transport/http-status';
+import { compiledExecution } from './compiled-execution';
 import { complexityPlugin, refuseDeepNesting } from './complexity';
 import type { GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
@@ -23,6 +24,8 @@ import { createLoaders, type LoaderServices } from './loaders';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
+  /** Execution compiled by graphql-jit (GRAPHQL_COMPILED), else graphql-js's. */
+  compiled: boolean;
   access: AccessService;
   limitField: FieldLimiter;
   /** The services the per-request DataLoaders batch reads through. */
@@ -106,7 +109,8 @@ function withRequestId(text: string, requestId: string): string {
 
 export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const server = new ApolloServer<GqlContext>({
-    schema: deps.schema,
+    // Execution by graphql-jit (compiled-execution.ts); parsing, validation and plugins stay Apollo's.
+    ...(deps.compiled ? { gateway: compiledExecution(deps.schema) } : { schema: deps.schema }),
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // CSRF prevention guards cookie sessions; this API has none. Its credential is the
