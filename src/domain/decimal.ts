@@ -93,7 +93,8 @@ export function roundDecimal(value: string, places: number): string {
   return neg && /[1-9]/.test(kept) ? `-${out}` : out;
 }
 
-const ZEROS = '0'.repeat(38);
+/** ZERO_PADS[n] is n zeros: one shared string per length, none made per value. */
+const ZERO_PADS = Array.from({ length: 39 }, (_, n) => '0'.repeat(n));
 
 /**
  * PostgreSQL's text of a NUMERIC (digits, maybe a '-' and a fraction; 'NaN' and 'Infinity'
@@ -107,10 +108,10 @@ export function fixedPlaces(text: string, places: number): string {
   if (dot < 0) {
     const last = text.charCodeAt(text.length - 1);
     if (last < 48 || last > 57) return text;
-    return places === 0 ? text : `${text}.${ZEROS.slice(0, places)}`;
+    return places === 0 ? text : `${text}.${ZERO_PADS[places]}`;
   }
   const have = text.length - dot - 1;
-  return have > places ? roundDecimal(text, places) : text + ZEROS.slice(0, places - have);
+  return have > places ? roundDecimal(text, places) : text + ZERO_PADS[places - have];
 }
 
 function incrementDigits(d: string): string {

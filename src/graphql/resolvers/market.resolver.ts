@@ -15,7 +15,7 @@ import { argsType, rawOf } from '../args';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
 import { candleColumns, featureValues } from '../serializers';
-import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
+import { CandleColumnsType, CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
@@ -62,11 +62,13 @@ export class MarketResolver {
   async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext): Promise<CandlePageType> {
     const q = this.d.candles.parseRequest(ctx.principal, rawOf(this.d.reads.ohlcv, args, m));
     const p = await ctx.loaders.candles.load(q);
+    let columns: CandleColumnsType | undefined;
     return {
       ...p,
-      // Built only when selected: a getter on the page.
+      // Built only when selected, and once: compiled execution reads the property again for
+      // every field below it.
       get columns() {
-        return candleColumns(p.data);
+        return (columns ??= candleColumns(p.data));
       },
     };
   }
