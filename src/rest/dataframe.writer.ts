@@ -51,24 +51,76 @@ export function unscaledDecimal(text: string, scale: number): bigint {
   return BigInt(m[1] + digits);
 }
 
-/** Unix milliseconds of an API time string. */
-export function epochMs(text: string): number {
-  const ms = TIME_TEXT.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(ms)) throw new Error(`not an API time: ${text}`);
-  return ms;
+const TWO_32 = 2 ** 32;
+
+/** Write the 64-bit two's complement of the integer `n` (|n| < 2^53) as two little-endian words at `at`. */
+function writeInt64(words: Uint32Array, at: number, n: number): void {
+  words[at] = ((n % TWO_32) + TWO_32) % TWO_32;
+  words[at + 1] = Math.floor(n / TWO_32) >>> 0;
+}
+
+let cachedDay = '';
+let cachedDayMs = 0;
+
+/** epochMs for a page's times, the date part parsed once per day. */
+function pageTimeMs(text: string): number {
+  if (!TIME_TEXT.test(text)) throw new Error(`not an API time: ${text}`);
+  const day = text.slice(0, 10);
+  if (day !== cachedDay) {
+    const ms = Date.parse(`${day}T00:00:00Z`);
+    if (Number.isNaN(ms)) throw new Error(`not an API time: ${text}`);
+    [cachedDay, cachedDayMs] = [day, ms];
+  }
+  const h = Number(text.slice(11, 13));
+  const m = Number(text.slice(14, 16));
+  const sec = Number(text.slice(17, 19));
+  if (h > 23 || m > 59 || sec > 59) throw new Error(`not an API time: ${text}`);
+  return cachedDayMs + ((h * 60 + m) * 60 + sec) * 1000;
 }
 
 function timeColumn(values: ReadonlyArray<string | null | undefined>): Data<TimestampMillisecond> {
-  const ms = new BigInt64Array(values.length);
-  for (let i = 0; i < values.length; i++) ms[i] = BigInt(epochMs(values[i] ?? ''));
-  return makeData({ type: new TimestampMillisecond('UTC'), length: values.length, nullCount: 0, data: ms });
+  const words = new Uint32Array(2 * values.length);
+  for (let i = 0; i < values.length; i++) writeInt64(words, 2 * i, pageTimeMs(values[i] ?? ''));
+  return makeData({ type: new TimestampMillisecond('UTC'), length: values.length, nullCount: 0, data: new BigInt64Array(words.buffer) });
+}
+
+const POW10 = Array.from({ length: 39 }, (_, k) => 10 ** k);
+
+/**
+ * The common case of `unscaledDecimal`, without a BigInt: a decimal whose unscaled integer
+ * fits a double exactly (below 2^53) is written as 128-bit two's complement into the four
+ * little-endian words at `at`. False when the text needs the exact path (or is no decimal).
+ */
+function writeSmallDecimal(text: string, scale: number, words: Uint32Array, at: number): boolean {
+  const negative = text.charCodeAt(0) === 45;
+  let value = 0;
+  let digits = 0;
+  let places = -1;
+  for (let i = negative ? 1 : 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 && places < 0 && digits > 0) places = 0;
+    else if (c >= 48 && c <= 57) {
+      value = value * 10 + (c - 48);
+      digits++;
+      if (places >= 0) places++;
+    } else return false;
+  }
+  if (digits === 0 || digits > 15 || places === 0 || places > scale) return false;
+  const unscaled = value * POW10[scale - Math.max(places, 0)];
+  if (unscaled > Number.MAX_SAFE_INTEGER) return false;
+  writeInt64(words, at, negative ? -unscaled : unscaled);
+  const sign = negative && unscaled !== 0 ? 0xffffffff : 0;
+  words[at + 2] = sign;
+  words[at + 3] = sign;
+  return true;
 }
 
 function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: number): Data<Decimal> {
   const n = values.length;
   // Two's complement over 128 bits, little-endian: the low 64 bits (the array keeps the value
   // modulo 2^64), then the high 64 (the arithmetic shift keeps the sign).
-  const words = new BigInt64Array(2 * n);
+  const words = new Uint32Array(4 * n);
+  const wide = new BigInt64Array(words.buffer);
   const valid = new Uint8Array((n + 7) >> 3);
   let nulls = 0;
   for (let i = 0; i < n; i++) {
@@ -77,13 +129,15 @@ function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: 
       nulls++;
       continue;
     }
-    const unscaled = unscaledDecimal(v, scale);
-    words[2 * i] = unscaled;
-    words[2 * i + 1] = unscaled >> 64n;
+    if (!writeSmallDecimal(v, scale, words, 4 * i)) {
+      const unscaled = unscaledDecimal(v, scale);
+      wide[2 * i] = unscaled;
+      wide[2 * i + 1] = unscaled >> 64n;
+    }
     valid[i >> 3] |= 1 << (i & 7);
   }
   const type = new Decimal(scale, PRECISION, 128);
-  return makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined, data: new Uint32Array(words.buffer) });
+  return makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined, data: words });
 }
 
 /** The page as an Arrow IPC stream: its schema and one record batch (empty on an empty page). */

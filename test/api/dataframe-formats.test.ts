@@ -320,6 +320,28 @@ describe('the dataframe writer at the edges of Decimal128(38, s)', () => {
     }
   });
 
+  it('when values sit on either side of the writer\'s double-precision fast path (2^53), then every one reads back exactly', () => {
+    const generated: string[] = ['9007199254.740991', '9007199254.740992', '-9007199254.740993', '999999999.999999', '1000000000.000000', '-0.000000', '0', '-5', '12.5'];
+    let seed = 3;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let i = 0; i < 3_000; i++) {
+      let int = String(next() % 9 + 1);
+      for (let k = next() % 19; k > 0; k--) int += String(next() % 10);
+      const places = next() % 7;
+      let frac = '';
+      for (let k = 0; k < places; k++) frac += String(next() % 10);
+      generated.push(`${next() % 3 === 0 ? '-' : ''}${int}${places ? '.' + frac : ''}`);
+    }
+    const times = generated.map((_, i) => new Date(Date.UTC(2023, 11, 31) + i * 61_001_000).toISOString().replace('.000Z', '+00:00'));
+    const wide: DataframePage<[string, string]> = { ...page, rows: generated.map((v, i) => [times[i], v]) } as never;
+    const exact = (v: string) => {
+      const [, sign, int, frac = ''] = /^(-?)(\d+)(?:\.(\d+))?$/.exec(v)!;
+      const text = `${BigInt(int)}.${frac.padEnd(6, '0')}`;
+      return sign && /[1-9]/.test(text) ? `-${text}` : text;
+    };
+    expect(readArrow(arrowStream(wide)).rows).toEqual(generated.map((v, i) => [times[i], exact(v)]));
+  });
+
   it('when a value has more places than its column or more than 38 digits, then the writer refuses it', () => {
     expect(() => arrowStream({ ...page, rows: [['2024-01-01T00:00:00+00:00', '1.0000001']] })).toThrow(/at most 6 places/);
     expect(() => arrowStream({ ...page, rows: [['2024-01-01T00:00:00+00:00', '1' + '0'.repeat(32) + '.000000']] })).toThrow(/38 digits/);
