@@ -3,11 +3,13 @@
  * database (created and migrated untimed):
  *   floor) `psql \copy` of candles.csv into `floor_candles`, a table with the candles table's
  *          columns, types, checks and primary key (series and timeframe as defaults);
+ *   candles) the same `\copy` into `candles` itself (for reference: its foreign key to
+ *          `series` is checked per row, which the floor's table does not have);
  *   mds)   `mds import candles --exchange perp --symbol BENCH-USDT --timeframe 1m --file candles.csv`
  *          as a user runs it: its own process, which also rolls up, computes the features and
  *          the quality of the symbol. The import step is the command's own `duration_ms.import`;
  *          the whole command is its wall time; peak RSS from /usr/bin/time.
- * The two alternate which goes first; the server is checkpointed before each measurement.
+ * The three rotate which goes first; the server is checkpointed before each measurement.
  *
  *   npm run build && node dist/bench/import.bench.js [--rows 1000000] [--rounds 4] [--cpu-prof DIR]
  *   BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
@@ -59,17 +61,21 @@ async function freshDatabase(env: NodeJS.ProcessEnv): Promise<{ url: string; dro
   return db;
 }
 
-async function floorRun(file: string, env: NodeJS.ProcessEnv): Promise<number> {
+/** `\copy` of the file into the floor's table, or into `candles` of a series 1 (this database only). */
+async function copyRun(file: string, env: NodeJS.ProcessEnv, into: 'floor_candles' | 'candles'): Promise<number> {
   const db = await freshDatabase(env);
   try {
     await admin(
-      `CREATE TABLE floor_candles (LIKE candles INCLUDING ALL);
-       ALTER TABLE floor_candles ALTER COLUMN series_id SET DEFAULT 1, ALTER COLUMN timeframe SET DEFAULT '1m'`,
+      into === 'floor_candles'
+        ? `CREATE TABLE floor_candles (LIKE candles INCLUDING ALL);
+           ALTER TABLE floor_candles ALTER COLUMN series_id SET DEFAULT 1, ALTER COLUMN timeframe SET DEFAULT '1m'`
+        : `INSERT INTO series (id, exchange, symbol) VALUES (1, 'perp', 'BENCH-USDT');
+           ALTER TABLE candles ALTER COLUMN series_id SET DEFAULT 1, ALTER COLUMN timeframe SET DEFAULT '1m'`,
       db.url,
     );
     await admin('CHECKPOINT', db.url);
     const t = performance.now();
-    execFileSync('psql', [db.url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy floor_candles (time, open, high, low, close, volume) FROM '${file}' WITH (FORMAT csv, HEADER true)`]);
+    execFileSync('psql', [db.url, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy ${into} (time, open, high, low, close, volume) FROM '${file}' WITH (FORMAT csv, HEADER true)`]);
     return performance.now() - t;
   } finally {
     await db.drop();
@@ -108,21 +114,27 @@ async function main(): Promise<void> {
     const file = writeCsv(dir);
     console.log(`rows: ${ROWS}, rounds: ${ROUNDS}, server: ${SERVER}, load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const results: Array<Record<string, number | string>> = [];
+    const order = ['floor', 'mds', 'candles'];
     for (let r = 0; r < ROUNDS; r++) {
-      // Alternate which runs first, so neither always meets the other's aftermath (checkpoint, autovacuum).
+      // Rotate which runs first, so none always meets another's aftermath (checkpoint, autovacuum).
       let floorMs = 0;
+      let candlesMs = 0;
       let mds: MdsRun | undefined;
-      for (const which of r % 2 === 0 ? ['floor', 'mds'] : ['mds', 'floor']) {
-        if (which === 'floor') floorMs = await floorRun(file, env);
+      const turn = [...order.slice(r % 3), ...order.slice(0, r % 3)];
+      for (const which of turn) {
+        if (which === 'floor') floorMs = await copyRun(file, env, 'floor_candles');
+        else if (which === 'candles') candlesMs = await copyRun(file, env, 'candles');
         else mds = await mdsRun(file, env);
       }
       results.push({
-        first: r % 2 === 0 ? 'floor' : 'mds',
+        order: turn.join(','),
         psql_copy_s: seconds(floorMs),
+        copy_into_candles_s: seconds(candlesMs),
         import_step_s: seconds(mds!.importMs),
         after_import_s: seconds(mds!.rollupAndFeaturesMs),
         whole_command_s: seconds(mds!.wallMs),
         import_vs_copy: ratio(mds!.importMs, floorMs),
+        import_vs_candles_copy: ratio(mds!.importMs, candlesMs),
         whole_vs_copy: ratio(mds!.wallMs, floorMs),
         peak_rss_mb: mds!.rssMb,
       });
