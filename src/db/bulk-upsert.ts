@@ -30,6 +30,17 @@ export interface BulkUpsertOptions {
 const UNIQUE_VIOLATION = '23505';
 
 /**
+ * A large input is sent as several COPY statements of about this much text, in the same
+ * savepoint. PostgreSQL checks the foreign key of each row when the statement ends (about half
+ * the server's work on candles); between statements the next part is already read and validated,
+ * so that check overlaps the client's work instead of following it.
+ */
+const PART_CHARS = 8 << 20;
+
+/** Text the input is read ahead of the COPY, so reading and validating go on while the server works. */
+const READ_AHEAD_CHARS = 16 << 20;
+
+/**
  * Inputs up to this size (the live path's few candles or feature rows) are upserted with one
  * INSERT ... ON CONFLICT: one round trip instead of the savepoint, the COPY and its release.
  */
@@ -58,20 +69,23 @@ export async function bulkUpsert(
   }
   if (ended && size === 0) return;
   if (ended && !head.some((chunk) => chunk.includes('"'))) return insertSmall(tx, spec, head.join(''));
-  async function* all(): AsyncGenerator<string> {
-    yield* head;
-    for (let next = await it.next(); !next.done; next = await it.next()) yield next.value;
-  }
+  const ahead = readAhead(it, READ_AHEAD_CHARS, head);
 
-  await opts.clear?.();
-  await tx.query('SAVEPOINT bulk_copy');
   try {
-    await tx.copyFrom(spec.table, spec.columns, all());
-    await tx.query('RELEASE SAVEPOINT bulk_copy');
-    return;
-  } catch (err) {
-    await tx.query('ROLLBACK TO SAVEPOINT bulk_copy');
-    if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+    await opts.clear?.();
+    await tx.query('SAVEPOINT bulk_copy');
+    try {
+      while (!(await ahead.done())) await tx.copyFrom(spec.table, spec.columns, ahead.part(PART_CHARS));
+      await tx.query('RELEASE SAVEPOINT bulk_copy');
+      return;
+    } catch (err) {
+      await tx.query('ROLLBACK TO SAVEPOINT bulk_copy');
+      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+    }
+  } finally {
+    // The input is read to its end, or given up (a failed COPY, a unique violation): either
+    // way, its reader stops before the staging path reads it again.
+    await ahead.close();
   }
   const stage = `stage_${spec.table}`;
   await tx.exec(
@@ -87,6 +101,88 @@ export async function bulkUpsert(
      ORDER BY ${spec.key.join(', ')}, line_no DESC
      ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updatesOf(spec)}`,
   );
+}
+
+interface ReadAhead {
+  /** Whether the input has ended (waits for the next chunk or the end). */
+  done(): Promise<boolean>;
+  /** The next chunks, up to about `chars` of text (at least one chunk). */
+  part(chars: number): AsyncGenerator<string>;
+  /** Stop reading; the source is closed (its file, its generator). */
+  close(): Promise<void>;
+}
+
+/**
+ * Pull `source` ahead of its consumer, up to `maxChars` of text, starting with the chunks
+ * already read (`head`). A failure of the source reaches the consumer at its next read.
+ */
+function readAhead(source: AsyncIterator<string>, maxChars: number, head: string[]): ReadAhead {
+  const queue = [...head];
+  let queued = head.reduce((n, c) => n + c.length, 0);
+  let ended = false;
+  let failed = false;
+  let failure: unknown;
+  let stopping = false;
+  let wakeConsumer: (() => void) | null = null;
+  let wakeProducer: (() => void) | null = null;
+  const wake = () => {
+    wakeConsumer?.();
+    wakeConsumer = null;
+  };
+  const producer = (async () => {
+    try {
+      while (!stopping) {
+        if (queued >= maxChars) {
+          await new Promise<void>((r) => (wakeProducer = r));
+          continue;
+        }
+        const next = await source.next();
+        if (next.done) break;
+        queue.push(next.value);
+        queued += next.value.length;
+        wake();
+      }
+    } catch (err) {
+      failed = true;
+      failure = err;
+    } finally {
+      ended = true;
+      wake();
+    }
+  })();
+  async function ready(): Promise<void> {
+    while (queue.length === 0 && !ended) await new Promise<void>((r) => (wakeConsumer = r));
+    if (failed) throw failure;
+  }
+  function shift(): string {
+    const chunk = queue.shift()!;
+    queued -= chunk.length;
+    wakeProducer?.();
+    wakeProducer = null;
+    return chunk;
+  }
+  return {
+    async done() {
+      await ready();
+      return queue.length === 0;
+    },
+    async *part(chars) {
+      let sent = 0;
+      while (sent < chars) {
+        await ready();
+        if (queue.length === 0) return;
+        const chunk = shift();
+        sent += chunk.length;
+        yield chunk;
+      }
+    },
+    async close() {
+      stopping = true;
+      wakeProducer?.();
+      await producer;
+      await source.return?.();
+    },
+  };
 }
 
 function updatesOf(spec: BulkUpsertSpec): string {

@@ -6,6 +6,8 @@
  * Page reads take a list of series, so one statement serves one REST request or a whole
  * DataLoader batch of GraphQL fields.
  */
+import { AsciiText } from '../domain/ascii-text';
+import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput } from '../domain/csv-rows';
 import { fixedPlaces } from '../domain/decimal';
 import type { Candle, Coverage, Page } from '../domain/market';
@@ -63,6 +65,12 @@ export interface CandleHistory {
 
 export interface CoverageRow extends Coverage {
   seriesId: number;
+}
+
+/** What surrounds each `time,open,high,low,close,volume` row in the COPY text of `upsertText`. */
+export interface CandleLineFrame {
+  prefix: string;
+  suffix: string;
 }
 
 /** Recompute the timeframes coarser than `from` over the buckets covering [startMs, endMs]. */
@@ -168,15 +176,28 @@ export class CandlesRepository {
    * Must run on a transaction: one failing batch writes nothing.
    */
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
-    const prefix = `${seriesId},${timeframe},`;
-    async function* lines(): AsyncGenerator<string> {
+    await this.upsertText(seriesId, timeframe, async function* (frame) {
+      const out = new AsciiText(64 * 1024);
       for await (const batch of batches()) {
-        let chunk = '';
-        for (const r of batch) chunk += `${prefix}${new Date(r.time).toISOString()},${r.open},${r.high},${r.low},${r.close},${r.volume},f\n`;
-        if (chunk) yield chunk;
+        for (const r of batch) {
+          out.ascii(frame.prefix);
+          writeCandle(out, r);
+          out.ascii(frame.suffix);
+        }
+        if (out.length > 0) yield out.take();
       }
-    }
-    await bulkUpsert(this.db, { table: 'candles', columns: CANDLE_COLUMNS, key: CANDLE_KEY }, lines);
+    });
+  }
+
+  /**
+   * The same from rows already in COPY text: each row of `text` is `frame.prefix`, then
+   * `time,open,high,low,close,volume` as `writeCandle` writes a validated row, then
+   * `frame.suffix` (the import writes it straight from the file's bytes). `text` may be
+   * called twice, like `batches` above.
+   */
+  async upsertText(seriesId: number, timeframe: CandleTimeframe, text: (frame: CandleLineFrame) => AsyncIterable<string>): Promise<void> {
+    const frame = { prefix: `${seriesId},${timeframe},`, suffix: ',f\n' };
+    await bulkUpsert(this.db, { table: 'candles', columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame));
   }
 
   /**

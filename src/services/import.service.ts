@@ -2,11 +2,17 @@
  * CSV import of candles and funding rates. Every row is validated while it streams into
  * the database inside one transaction: one bad row rejects the file with `file:line: reason`
  * and nothing of it is written. Re-importing the same rows is idempotent (upsert).
+ *
+ * The file is read in blocks of bytes (csv-lines.ts). A candle line of the common shape is
+ * validated from its bytes and written straight into the COPY text (csv-fast-path.ts); any
+ * other line goes through the general parser (csv-rows.ts), which accepts it or names the
+ * problem, so both paths accept and write the same rows.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import type { CandleLineFrame } from '../db/candles.repository';
 import type { Store } from '../db/store';
+import { AsciiText } from '../domain/ascii-text';
+import { fastCandleLine, writeCandle } from '../domain/csv-fast-path';
 import {
   CANDLE_HEADER,
   FUNDING_HEADER,
@@ -15,11 +21,13 @@ import {
   parseCandleRow,
   parseFundingRow,
   splitCsvLine,
+  type FundingRateInput,
 } from '../domain/csv-rows';
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
-import type { CandleTimeframe } from '../domain/timeframe';
+import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import type { Venues } from '../domain/venues';
+import { eachLine, lineBlocks } from './csv-lines';
 
 export interface ImportResult {
   seriesId: number;
@@ -37,8 +45,11 @@ interface Tracker {
   to: number | null;
 }
 
-/** Rows per batch handed to the repository (one COPY chunk). */
-const BATCH_ROWS = 2_000;
+function count(track: Tracker, time: number): void {
+  track.rows++;
+  if (track.from === null || time < track.from) track.from = time;
+  if (track.to === null || time > track.to) track.to = time;
+}
 
 /** Most of a file's own text quoted back in a reason (a binary "line" can be megabytes). */
 const REASON_MAX = 300;
@@ -50,57 +61,97 @@ function printable(reason: string): string {
   return clean.length > REASON_MAX ? `${clean.slice(0, REASON_MAX)}... (${clean.length} characters)` : clean;
 }
 
+/** A line's text; NUL or bytes that are not UTF-8 (decoded as U+FFFD): a binary, compressed or UTF-16 file. */
+function textOf(block: Buffer, start: number, end: number): string {
+  const raw = block.toString('utf8', start, end);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000\ufffd]/.test(raw)) throw new RowError('not CSV text (binary data, or not UTF-8)');
+  return raw;
+}
+
 /**
- * Read `file`, check its header, validate each data line with `parse` and yield the rows in
- * batches. Throws AppError(INVALID_IMPORT) naming the file and line of the first problem.
+ * Read `file`: its first line that is not blank must be `header`; every later line that is
+ * not blank is handed to `data` (its bytes in the block). After each block, yields what `take`
+ * returns, unless null. Throws AppError(INVALID_IMPORT) naming the file and line of the first
+ * problem, also when the file has no header or no data row.
  */
-async function* rowBatches<R extends { time: number }>(
+async function* dataLines<T>(
   file: string,
   header: readonly string[],
-  parse: (cells: string[]) => R,
   track: Tracker,
-): AsyncGenerator<R[]> {
+  data: (block: Buffer, start: number, end: number) => void,
+  take: () => T | null,
+): AsyncGenerator<T> {
   track.rows = 0;
   track.from = null;
   track.to = null;
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   let lineNo = 0;
   let sawHeader = false;
-  let batch: R[] = [];
-  try {
-    for await (const raw of rl) {
-      lineNo++;
-      if (raw.trim() === '') continue;
-      try {
-        // NUL or bytes that are not UTF-8 (decoded as U+FFFD): a binary, compressed or UTF-16 file.
-        // eslint-disable-next-line no-control-regex
-        if (/[\u0000\ufffd]/.test(raw)) throw new RowError('not CSV text (binary data, or not UTF-8)');
-        const cells = splitCsvLine(raw);
-        if (!sawHeader) {
-          checkHeader(cells, header);
-          sawHeader = true;
-          continue;
-        }
-        const row = parse(cells);
-        track.rows++;
-        if (track.from === null || row.time < track.from) track.from = row.time;
-        if (track.to === null || row.time > track.to) track.to = row.time;
-        batch.push(row);
-      } catch (err) {
-        if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${printable(err.message)}`);
-        throw err;
-      }
-      if (batch.length >= BATCH_ROWS) {
-        yield batch;
-        batch = [];
-      }
+  for await (const block of lineBlocks(file)) {
+    try {
+      eachLine(block, (start, end) => {
+        lineNo++;
+        if (start === end) return;
+        // A line starting with a visible ASCII character is not blank; others are decoded to tell.
+        const c = block[start];
+        if (!(c > 32 && c < 127) && block.toString('utf8', start, end).trim() === '') return;
+        if (sawHeader) return data(block, start, end);
+        checkHeader(splitCsvLine(textOf(block, start, end)), header);
+        sawHeader = true;
+      });
+    } catch (err) {
+      if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${printable(err.message)}`);
+      throw err;
     }
-  } finally {
-    rl.close();
+    const out = take();
+    if (out !== null) yield out;
   }
   if (!sawHeader) throw new AppError('INVALID_IMPORT', `${file}:1: empty file (expected header "${header.join(',')}")`);
   if (track.rows === 0) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: no data rows after the header`);
-  if (batch.length) yield batch;
+}
+
+/** The candles of `file` as COPY text: each row `frame.prefix` + `time,open,high,low,close,volume` + `frame.suffix`. */
+function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineFrame, track: Tracker): AsyncGenerator<string> {
+  const out = new AsciiText();
+  const period = TIMEFRAME_MS[timeframe];
+  return dataLines(
+    file,
+    CANDLE_HEADER,
+    track,
+    (block, start, end) => {
+      out.ascii(frame.prefix);
+      let time = fastCandleLine(block, start, end, period, out);
+      if (time < 0) {
+        const row = parseCandleRow(splitCsvLine(textOf(block, start, end)), timeframe);
+        writeCandle(out, row);
+        time = row.time;
+      }
+      out.ascii(frame.suffix);
+      count(track, time);
+    },
+    () => (out.length > 0 ? out.take() : null),
+  );
+}
+
+/** The funding rates of `file`, a batch per block. */
+function fundingBatches(file: string, track: Tracker): AsyncGenerator<FundingRateInput[]> {
+  let batch: FundingRateInput[] = [];
+  return dataLines(
+    file,
+    FUNDING_HEADER,
+    track,
+    (block, start, end) => {
+      const row = parseFundingRow(splitCsvLine(textOf(block, start, end)));
+      count(track, row.time);
+      batch.push(row);
+    },
+    () => {
+      if (batch.length === 0) return null;
+      const out = batch;
+      batch = [];
+      return out;
+    },
+  );
 }
 
 /** A path that is no readable file is named plainly, not as Node's ENOENT/EISDIR text. */
@@ -127,7 +178,7 @@ export class ImportService {
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.candles.upsert(id, timeframe, () => rowBatches(file, CANDLE_HEADER, (cells) => parseCandleRow(cells, timeframe), track));
+      await tx.candles.upsertText(id, timeframe, (frame) => candleText(file, timeframe, frame, track));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };
@@ -139,7 +190,7 @@ export class ImportService {
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.funding.upsert(id, () => rowBatches(file, FUNDING_HEADER, parseFundingRow, track));
+      await tx.funding.upsert(id, () => fundingBatches(file, track));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };
