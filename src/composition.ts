@@ -35,6 +35,9 @@ import { parseSince } from './domain/ingest-settings';
 import { IngestStatus } from './services/ingest/ingest-status';
 import { Metrics } from './services/metrics';
 import { createVenueAdapters } from './venues/registry';
+import { EventPublisher } from './services/events/event-publisher';
+import { MemoryEventBus, type EventBus } from './services/events/market-events';
+import { RedisEventBus } from './services/events/redis.event-bus';
 
 export interface Services {
   config: Config;
@@ -62,6 +65,8 @@ export interface Services {
   ingest: IngestService;
   ingestStatus: IngestStatus;
   demoFeed: DemoFeedService;
+  /** Market events after every commit (GraphQL subscriptions): Redis pub/sub with REDIS_URL, else in process. */
+  events: { bus: EventBus; publisher: EventPublisher };
   logger: Logger;
   clock: () => number;
   close(): Promise<void>;
@@ -76,6 +81,8 @@ export interface OpenOptions {
   clock?: () => number;
   /** Redis key prefix of the quota counters (tests isolate runs with it). */
   quotaPrefix?: string;
+  /** Redis channel prefix of the market events (default `mds:`; tests isolate runs with it, or share it with a server process). */
+  eventPrefix?: string;
   /** Where services log (default: JSON to stdout at LOG_LEVEL). */
   logger?: Logger;
 }
@@ -124,6 +131,11 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
     : new MemoryQuotaStore(clock);
   const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const bus: EventBus = config.redisUrl
+    ? new RedisEventBus({ url: config.redisUrl, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: redis') })
+    : new MemoryEventBus();
+  const publisher = new EventPublisher({ bus, store, venues, clock, onError: (err) => logger.warn({ err }, 'an event was not published') });
   const quality = new QualityService({
     read: reads.quality,
     venues,
@@ -134,9 +146,9 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     locks: store.locks,
     tiers,
     clock,
+    onChanged: (seriesId, records) => void publisher.qualityChanged(seriesId, records),
   });
   const featurePrecompute = new FeaturePrecomputeService(store, venues);
-  const logger = opts.logger ?? createLogger(config.logLevel);
   const metrics = new Metrics(async (timeoutMs) => {
     const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
     return { features, quality };
@@ -144,7 +156,16 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const ingestStatus = new IngestStatus(clock);
   metrics.ingestLags(() => ingestStatus.lags());
   // The writer runs the precompute inside its own transactions (on ingestStore's connections).
-  const writer = new CandleWriter(ingestStore, featurePrecompute, clock, (s) => metrics.stored(s));
+  const writer = new CandleWriter(
+    ingestStore,
+    featurePrecompute,
+    clock,
+    (s) => {
+      metrics.stored(s);
+      void publisher.candlesStored(s.seriesId, s.timeframe, s.first, s.last);
+    },
+    (f) => void publisher.fundingStored(f.seriesId, f.first, f.last),
+  );
   const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {
     await quotaStore.ping();
@@ -188,9 +209,11 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     }),
     ingestStatus,
     demoFeed: new DemoFeedService(store, venues, writer, clock),
+    events: { bus, publisher },
     logger,
     clock,
     async close() {
+      await bus.close();
       await quotaStore.close();
       if (ingestStore !== store) await ingestStore.close();
       await store.close();

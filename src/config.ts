@@ -99,6 +99,7 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     QUALITY_INTERVAL: duration('5m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
     GRAPHQL_COMPILED: bool(true),
+    GRAPHQL_WS_KEEPALIVE: duration('12s').refine((ms) => ms >= 100 && ms <= 600_000, 'must be between 100ms and 10m'),
     TIER_LIMITS: optionalString,
     METRICS_TOKEN: optionalString,
     TLS_CERT_FILE: optionalString,
@@ -154,6 +155,8 @@ export interface Config {
   qualityIntervalMs: number;
   /** Execute GraphQL operations compiled by graphql-jit (false: graphql-js interprets them). */
   graphqlCompiled: boolean;
+  /** Ping interval of GraphQL WebSocket clients; one that misses a pong until the next ping is dropped (ms). */
+  graphqlWsKeepAliveMs: number;
   tierLimits: Record<Tier, TierLimits>;
   metricsToken?: string;
   tls?: { certFile: string; keyFile: string };
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: c.LOG_LEVEL,
     qualityIntervalMs: c.QUALITY_INTERVAL,
     graphqlCompiled: c.GRAPHQL_COMPILED,
+    graphqlWsKeepAliveMs: c.GRAPHQL_WS_KEEPALIVE,
     tierLimits: resolveTierLimits(c.TIER_LIMITS),
     metricsToken: c.METRICS_TOKEN,
     tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,

@@ -16,6 +16,9 @@ import { DataDirBusyError } from './db/datadir-lock';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
+import { attachSubscriptions } from './graphql/subscriptions';
+import { EventHub } from './services/events/event-hub';
+import { SubscriptionsService } from './services/subscriptions.service';
 import { createHttpApp } from './http-app';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
@@ -59,8 +62,9 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     throw err;
   }
   let gql;
+  let schema;
   try {
-    const schema = await buildGraphQLSchema(services);
+    schema = await buildGraphQLSchema(services);
     gql = await createGraphQLHandler({
       schema,
       compiled: config.graphqlCompiled,
@@ -85,6 +89,18 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  const hub = new EventHub(services.events.bus);
+  const subscriptions = attachSubscriptions(server, {
+    schema,
+    access: services.access,
+    subscriptions: new SubscriptionsService({ reads: services.reads, tiers: services.tiers, hub, clock: services.clock }),
+    reads: services.reads,
+    limitField: createFieldLimiter(services.quotaStore, services.clock),
+    loaders: services,
+    clock: services.clock,
+    logger,
+    keepAliveMs: config.graphqlWsKeepAliveMs,
+  });
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics);
   const stopLiveData = startLiveData(config, services, logger);
   const addr = server.address() as AddressInfo;
@@ -94,6 +110,9 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
+      // WebSocket clients first (1001 going away): upgraded sockets would hold the server open.
+      await subscriptions.stop();
+      hub.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);

@@ -19,6 +19,13 @@ export class KeysRepository {
     return this.prisma.apiKey.findUnique({ where: { keyHash } });
   }
 
+  /** Of these key hashes, the ones revoked (one statement: the open sockets' keys, every half second). */
+  async revokedAmong(keyHashes: readonly string[]): Promise<string[]> {
+    if (keyHashes.length === 0) return [];
+    const rows = await this.prisma.apiKey.findMany({ where: { keyHash: { in: [...keyHashes] }, revokedAt: { not: null } }, select: { keyHash: true } });
+    return rows.map((r) => r.keyHash);
+  }
+
   /** Whether any key was ever made (a first start on the embedded database makes one). */
   async any(): Promise<boolean> {
     return (await this.prisma.apiKey.findFirst({ select: { keyHash: true } })) !== null;

@@ -85,6 +85,16 @@ export interface CandleRequest extends MarketRef {
   limit: number;
 }
 
+/** A validated subscription to a market's closed candles of one timeframe (GraphQL `candleClosed`). */
+export interface CandleEventsRequest extends MarketRef {
+  timeframe: CandleTimeframe;
+}
+
+/** A validated subscription to a perpetual market's settled funding (GraphQL `fundingSettled`). */
+export interface FundingEventsRequest extends MarketRef {
+  normalized: boolean;
+}
+
 export interface FundingRequest extends MarketRef {
   start: number;
   end: number;

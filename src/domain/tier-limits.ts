@@ -1,6 +1,6 @@
 /**
- * The plans as one table: quotas, allowed timeframes, history window and multi-asset symbol
- * count per tier. Defaults are the spec's; TIER_LIMITS (JSON) overrides any field, e.g.
+ * The plans as one table: quotas, allowed timeframes, history window, multi-asset symbol
+ * count and concurrent GraphQL subscriptions per tier. Defaults are the spec's; TIER_LIMITS (JSON) overrides any field, e.g.
  * `{"free":{"minuteRequests":1000}}`. `null` means unlimited.
  */
 import { z } from 'zod';
@@ -13,12 +13,14 @@ export interface TierLimits {
   multiAssetSymbols: number | null;
   timeframes: readonly CandleTimeframe[];
   historyDays: number | null;
+  /** GraphQL subscriptions one key may hold open at once (per server instance). */
+  subscriptions: number;
 }
 
 export const DEFAULT_TIER_LIMITS: Record<Tier, TierLimits> = {
-  free: { dailyRequests: 1_000, minuteRequests: 10, multiAssetSymbols: 5, timeframes: ['1h', '4h', '1d'], historyDays: 365 },
-  pro: { dailyRequests: 50_000, minuteRequests: 100, multiAssetSymbols: 30, timeframes: CANDLE_TIMEFRAMES, historyDays: null },
-  scale: { dailyRequests: null, minuteRequests: 500, multiAssetSymbols: null, timeframes: CANDLE_TIMEFRAMES, historyDays: null },
+  free: { dailyRequests: 1_000, minuteRequests: 10, multiAssetSymbols: 5, timeframes: ['1h', '4h', '1d'], historyDays: 365, subscriptions: 5 },
+  pro: { dailyRequests: 50_000, minuteRequests: 100, multiAssetSymbols: 30, timeframes: CANDLE_TIMEFRAMES, historyDays: null, subscriptions: 50 },
+  scale: { dailyRequests: null, minuteRequests: 500, multiAssetSymbols: null, timeframes: CANDLE_TIMEFRAMES, historyDays: null, subscriptions: 500 },
 };
 
 const count = z.number().int().positive();
@@ -29,6 +31,7 @@ const override = z
     multiAssetSymbols: count.nullable(),
     timeframes: z.array(z.enum(CANDLE_TIMEFRAMES)).min(1),
     historyDays: count.nullable(),
+    subscriptions: count,
   })
   .partial()
   .strict();

@@ -18,7 +18,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { AppError } from '../domain/errors';
+import { AppError, isAppError } from '../domain/errors';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { MarketReads } from '../domain/params/reads';
 import { rawOf } from './args';
@@ -154,19 +154,35 @@ export function measureOperation(
   return { depth, cost };
 }
 
-/** Measure every operation before it runs; `clock` is the service's (tests inject one). */
+/** QUERY_TOO_COMPLEX when the operation is deeper or costlier than the limits. */
+export function refuseComplexOperation(reads: MarketReads, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>, nowMs: number): void {
+  const { depth, cost } = measureOperation(reads, document, operation, variables, nowMs);
+  if (depth > MAX_DEPTH || cost > MAX_COST) {
+    const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
+    throw new AppError('QUERY_TOO_COMPLEX', `query too complex: ${why}; split it into smaller requests`);
+  }
+}
+
+/**
+ * Measure every operation before it runs; `clock` is the service's (tests inject one). A
+ * subscription sent over plain HTTP is refused here too: it needs the WebSocket.
+ */
 export function complexityPlugin(reads: MarketReads, clock: () => number): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ document, operation, request, contextValue }) {
           if (!operation) return;
-          const { depth, cost } = measureOperation(reads, document, operation, request.variables ?? {}, clock());
-          if (depth > MAX_DEPTH || cost > MAX_COST) {
-            const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
-            throw new GraphQLError(`query too complex: ${why}; split it into smaller requests`, {
-              extensions: { code: 'QUERY_TOO_COMPLEX', request_id: contextValue.requestId, http: { status: 400 } },
+          if (operation.operation === 'subscription') {
+            throw new GraphQLError('subscriptions run over a WebSocket (graphql-ws, subprotocol graphql-transport-ws) at /graphql, not over HTTP', {
+              extensions: { code: 'BAD_REQUEST', request_id: contextValue.requestId, http: { status: 400 } },
             });
+          }
+          try {
+            refuseComplexOperation(reads, document, operation, request.variables ?? {}, clock());
+          } catch (err) {
+            if (!isAppError(err)) throw err;
+            throw new GraphQLError(err.message, { extensions: { code: err.code, request_id: contextValue.requestId, http: { status: 400 } } });
           }
         },
       };

@@ -14,4 +14,6 @@ export interface GqlContext {
   loaders: Loaders;
   /** Note an error raised during execution (metrics). */
   noteError(err: AppError): void;
+  /** A subscription's events, opened by the WebSocket edge before execution. */
+  events?: AsyncIterable<unknown>;
 }

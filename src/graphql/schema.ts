@@ -4,7 +4,7 @@
  * schema printed (`npm run schema`; a test fails when it is stale).
  */
 import { GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
-import { buildSchema, getMetadataStorage } from 'type-graphql';
+import { buildSchema, getMetadataStorage, type PubSub } from 'type-graphql';
 import type { MarketReads } from '../domain/params/reads';
 import type { KeysService } from '../services/keys.service';
 import type { MultiAssetService } from '../services/multi-asset.service';
@@ -14,6 +14,7 @@ import { AccountResolver } from './resolvers/account.resolver';
 import { FeatureResolver } from './resolvers/feature.resolver';
 import { MarketResolver, type MarketResolverDeps } from './resolvers/market.resolver';
 import { MultiAssetResolver } from './resolvers/multi-asset.resolver';
+import { SubscriptionResolver } from './resolvers/subscription.resolver';
 
 export interface SchemaDeps extends MarketResolverDeps {
   reads: MarketReads;
@@ -48,6 +49,19 @@ function useDefaultResolvers(schema: GraphQLSchema): GraphQLSchema {
   return schema;
 }
 
+/**
+ * type-graphql wants a PubSub as soon as a schema has subscriptions, for its topic-based ones.
+ * Ours open their streams through SubscriptionsService (`subscribe` functions), never topics.
+ */
+const NO_TOPICS: PubSub = {
+  publish() {
+    throw new Error('market events are published on the event bus (services/events), not through type-graphql');
+  },
+  subscribe() {
+    throw new Error('subscriptions open through SubscriptionsService (graphql/subscriptions.ts), not type-graphql topics');
+  },
+};
+
 export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchema> {
   registerArgs(deps.reads);
   const instances = new Map<unknown, unknown>([
@@ -55,11 +69,13 @@ export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchem
     [FeatureResolver, new FeatureResolver(deps.features)],
     [MarketResolver, new MarketResolver(deps)],
     [MultiAssetResolver, new MultiAssetResolver(deps.reads, deps.multiAsset)],
+    [SubscriptionResolver, new SubscriptionResolver()],
   ]);
   const schema = await buildSchema({
-    resolvers: [AccountResolver, FeatureResolver, MarketResolver, MultiAssetResolver],
+    resolvers: [AccountResolver, FeatureResolver, MarketResolver, MultiAssetResolver, SubscriptionResolver],
     container: { get: (cls: unknown) => instances.get(cls) },
     validate: false,
+    pubSub: NO_TOPICS,
   });
   return useDefaultResolvers(schema);
 }

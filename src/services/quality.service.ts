@@ -30,6 +30,13 @@ export interface QualityDeps {
   locks: Locks;
   tiers: TierPolicy;
   clock: () => number;
+  /** Told a series' records after a run changed one of them (GraphQL `qualityChanged`). */
+  onChanged?: (seriesId: number, records: QualityRecord[]) => void;
+}
+
+/** A series' records as served, in timeframe order, without when they were computed: what a change is. */
+function scoresOf(records: readonly QualityRecord[]): string {
+  return JSON.stringify([...records].sort((a, b) => a.timeframe.localeCompare(b.timeframe)).map(({ computedAt: _at, ...r }) => r));
 }
 
 export class QualityService {
@@ -45,6 +52,7 @@ export class QualityService {
     const pairId = await series.idOf({ exchange: venues.other(market.exchange), symbol: market.symbol });
     const [perpId, spotId] = market.exchange === venues.perp ? [seriesId, pairId] : [pairId, seriesId];
     const windowStart = new Date(nowMs - QUALITY_WINDOW_MS);
+    const before = this.d.onChanged ? await this.rendered(seriesId) : [];
     let n = 0;
     for (const tf of CANDLE_TIMEFRAMES) {
       // Closed candles only, as everywhere they are served.
@@ -59,7 +67,17 @@ export class QualityService {
       await quality.save(seriesId, { timeframe: tf, computedAt: nowMs, ...r });
       n++;
     }
+    if (this.d.onChanged && n > 0) {
+      const after = await this.rendered(seriesId);
+      if (scoresOf(after) !== scoresOf(before)) this.d.onChanged(seriesId, after);
+    }
     return n;
+  }
+
+  /** The stored records of a series, rendered, in timeframe order. */
+  private async rendered(seriesId: number): Promise<QualityRecord[]> {
+    const rank = (tf: string) => (CANDLE_TIMEFRAMES as readonly string[]).indexOf(tf);
+    return ((await this.d.quality.ofSeries([seriesId])).get(seriesId) ?? []).sort((a, b) => rank(a.timeframe) - rank(b.timeframe)).map(qualityRecord);
   }
 
   /** Score every series; returns the number of records written. */

@@ -29,6 +29,8 @@ export interface TestServerOptions {
   /** 'memory' (default) or a PostgreSQL URL. */
   database?: string;
   quotaPrefix?: string;
+  /** Redis channel prefix of the market events (default: the quota prefix, i.e. this server alone). */
+  eventPrefix?: string;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -46,6 +48,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     dataDir: 'memory',
     clock: opts.clock,
     quotaPrefix: opts.quotaPrefix ?? `mds:test:${randomUUID()}:`,
+    eventPrefix: opts.eventPrefix,
   });
   return {
     ...srv,

@@ -10,7 +10,7 @@
  */
 import { AppError } from '../errors';
 import { FUNDING_TIMEFRAME_FEATURES } from '../feature-catalogue';
-import type { CandleRequest, FeatureRequest, FundingRequest, MarketRef, MultiAssetRequest, QualityRequest } from '../market';
+import type { CandleEventsRequest, CandleRequest, FeatureRequest, FundingEventsRequest, FundingRequest, MarketRef, MultiAssetRequest, QualityRequest } from '../market';
 import { multiAssetSource } from '../multi-asset';
 import { parseTimestamp } from '../time';
 import { FUNDING_INTERVAL_MS } from '../timeframe';
@@ -132,7 +132,17 @@ export function marketReads(venues: Venues) {
 
   const market = defineRead('market', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
 
-  return { ohlcv, funding, features, multiAsset, quality, markets, market };
+  // The subscriptions: what a market's events are filtered by (no window: events from now on).
+  const candleEvents = defineRead('candleEvents', { symbol: SYMBOL, exchange, timeframe: TIMEFRAME }, (v): CandleEventsRequest => v);
+  const fundingEvents = defineRead(
+    'fundingEvents',
+    { symbol: SYMBOL, exchange, normalized: NORMALIZED },
+    (v): FundingEventsRequest => ({ ...v, normalized: v.normalized ?? false }),
+    { rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void venues.requirePerp(v.exchange!) }] },
+  );
+  const qualityEvents = defineRead('qualityEvents', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
+
+  return { ohlcv, funding, features, multiAsset, quality, markets, market, candleEvents, fundingEvents, qualityEvents };
 }
 
 export type MarketReads = ReturnType<typeof marketReads>;

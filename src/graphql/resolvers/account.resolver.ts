@@ -33,6 +33,7 @@ export class AccountResolver {
         timeframes: [...limits.timeframes],
         historyDays: limits.historyDays,
         multiAssetSymbols: limits.multiAssetSymbols,
+        subscriptions: limits.subscriptions,
       },
     };
   }

@@ -34,6 +34,9 @@ export class PlanLimitsType {
 
   @Field(() => Int, { nullable: true, description: 'Symbols per multi-asset request; null when unlimited.' })
   multiAssetSymbols!: number | null;
+
+  @Field(() => Int, { description: 'Subscriptions the key may hold open at once (per server instance).' })
+  subscriptions!: number;
 }
 
 @ObjectType('Account', { description: 'The caller: the API key used for this request.' })

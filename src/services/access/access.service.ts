@@ -84,6 +84,16 @@ export class AccessService {
     return entry.principal;
   }
 
+  /**
+   * Of the keys behind long-lived connections (GraphQL subscriptions), the ones revoked since:
+   * read from the key store, not the cache, so a revocation anywhere is seen at the next check.
+   */
+  async revokedAmong(keyHashes: readonly string[]): Promise<string[]> {
+    const revoked = await this.keys.revokedAmong(keyHashes);
+    for (const h of revoked) this.cache.delete(h);
+    return revoked;
+  }
+
   /** Forget a key at once on this instance (others see the change within the TTL). */
   forget(keyHash: string): void {
     this.cache.delete(keyHash);

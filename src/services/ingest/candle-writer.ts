@@ -4,7 +4,8 @@
  * buckets they complete, and writes the feature tail of every timeframe whose bucket completed
  * and the funding/premium features when an hour completed or funding changed, so a crash
  * leaves all of it or none. Writes of one symbol run in order of arrival; a few symbols are
- * written at once. Quality stays on its schedule.
+ * written at once. Quality stays on its schedule. What was stored is reported after the commit
+ * (metrics, the subscriptions' events).
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
@@ -21,6 +22,14 @@ export interface SeriesRef {
 export interface StoredCandles {
   seriesId: number;
   timeframe: CandleTimeframe;
+  rows: number;
+  first: number;
+  last: number;
+}
+
+/** What a stored funding batch changed (for what listens to stored data). */
+export interface StoredFunding {
+  seriesId: number;
   rows: number;
   first: number;
   last: number;
@@ -89,6 +98,7 @@ export class CandleWriter {
     private readonly features: FeaturePrecomputeService,
     private readonly clock: () => number,
     private readonly onStored: (s: StoredCandles) => void = () => undefined,
+    private readonly onFunding: (s: StoredFunding) => void = () => undefined,
   ) {}
 
   /**
@@ -143,5 +153,8 @@ export class CandleWriter {
       await tx.funding.upsert(series.id, oneBatch(rows));
       await this.features.on(tx).funding(series.symbol);
     });
+    const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
+    const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);
+    this.onFunding({ seriesId: series.id, rows: rows.length, first, last });
   }
 }

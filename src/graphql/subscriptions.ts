@@ -1,0 +1,207 @@
+/**
+ * GraphQL over WebSocket (graphql-ws, subprotocol graphql-transport-ws) on the HTTP server's
+ * port and path, /graphql, beside Apollo's HTTP handler. The same access rules as HTTP:
+ *
+ * - the key comes in `connection_init` (`{"apiKey": "qp_..."}`) or in the upgrade request's
+ *   X-API-Key header; missing, invalid or revoked closes the socket with 4403 UNAUTHORIZED;
+ * - every `subscribe` message is one request against the key's quotas, then the document is
+ *   checked (parse, validation, the cost rules), then a subscription is opened through
+ *   SubscriptionsService (its read's 400s, the plan's 403s, the key's cap on open
+ *   subscriptions). Every refusal is a graphql-ws `error` message with the REST code and
+ *   extras in `extensions`, request_id included; the socket stays open;
+ * - the keys of open sockets are checked every REVOCATION_CHECK_MS: a revoked key's sockets
+ *   close with 4403 UNAUTHORIZED within a second, on every instance;
+ * - a client that stops answering pings (`GRAPHQL_WS_KEEPALIVE`) is dropped.
+ *
+ * Queries and mutations may come over the socket too: they count and are checked the same way
+ * and run on graphql-js.
+ */
+import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GraphQLError, Kind, getOperationAST, parse, validate, type DocumentNode, type FieldNode, type GraphQLSchema } from 'graphql';
+import { getArgumentValues, getVariableValues } from 'graphql/execution/values';
+import type { Context, SubscribePayload } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { AppError, isAppError } from '../domain/errors';
+import type { MarketReads } from '../domain/params/reads';
+import type { Logger } from '../logger';
+import type { AccessService } from '../services/access/access.service';
+import type { Principal } from '../services/access/principal';
+import type { SubscriptionsService } from '../services/subscriptions.service';
+import { rawOf } from './args';
+import { refuseComplexOperation, refuseDeepNesting } from './complexity';
+import type { GqlContext } from './context';
+import { appErrorExtensions } from './errors';
+import type { FieldLimiter } from './field-rate-limit';
+import { createLoaders, type LoaderServices } from './loaders';
+
+/** How often the keys of open sockets are checked for revocation (the 1 s promise, with room). */
+export const REVOCATION_CHECK_MS = 500;
+
+/** The graphql-ws close code and reason of a key that is not (or no longer) good. */
+export const UNAUTHORIZED_CLOSE = { code: 4403, reason: 'UNAUTHORIZED' } as const;
+
+export interface SubscriptionServerDeps {
+  schema: GraphQLSchema;
+  access: AccessService;
+  subscriptions: SubscriptionsService;
+  reads: MarketReads;
+  limitField: FieldLimiter;
+  loaders: LoaderServices;
+  clock: () => number;
+  logger: Logger;
+  /** Ping interval; a socket without a pong by the next one is dropped (ms). */
+  keepAliveMs: number;
+}
+
+interface Extra extends Record<PropertyKey, unknown> {
+  socket: WebSocket;
+  request: http.IncomingMessage;
+  principal?: Principal;
+  /** The streams opened on this socket, by subscription id (ended when it completes or closes). */
+  opened?: Map<string, AsyncIterator<unknown>>;
+}
+
+type Ctx = Context<Record<string, unknown> | undefined, Extra>;
+
+/** A refusal as graphql-ws sends it: the message, and the REST code and extras in extensions. */
+function refusal(err: AppError, requestId: string): GraphQLError[] {
+  return [new GraphQLError(err.message, { extensions: appErrorExtensions(err, requestId) })];
+}
+
+/** The subscription fields and the domain method each opens. */
+const OPENERS: Record<string, (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>> = {
+  candleClosed: (s, caller, raw) => s.candleClosed(caller, raw),
+  fundingSettled: (s, caller, raw) => s.fundingSettled(caller, raw),
+  qualityChanged: (s, caller, raw) => s.qualityChanged(caller, raw),
+};
+const READ_OF: Record<string, 'candleEvents' | 'fundingEvents' | 'qualityEvents'> = {
+  candleClosed: 'candleEvents',
+  fundingSettled: 'fundingEvents',
+  qualityChanged: 'qualityEvents',
+};
+
+/** Serve graphql-ws on `server`'s upgrades to /graphql; returns the stopper (closes every socket). */
+export function attachSubscriptions(server: http.Server, d: SubscriptionServerDeps): { stop(): Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== '/graphql') {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  };
+  server.on('upgrade', onUpgrade);
+
+  /** Open sockets by the key they were admitted with (for the revocation check). */
+  const sockets = new Map<WebSocket, string>();
+  const closeUnauthorized = (ws: WebSocket) => ws.close(UNAUTHORIZED_CLOSE.code, UNAUTHORIZED_CLOSE.reason);
+
+  const serverCleanup = useServer<Record<string, unknown> | undefined, Extra>(
+    {
+      schema: d.schema,
+      async onConnect(ctx: Ctx) {
+        const header = ctx.extra.request.headers['x-api-key'];
+        const fromParams = ctx.connectionParams?.apiKey;
+        const key = typeof fromParams === 'string' ? fromParams : typeof header === 'string' ? header : undefined;
+        try {
+          ctx.extra.principal = await d.access.authenticate(key);
+        } catch (err) {
+          if (isAppError(err) && err.code === 'SERVICE_UNAVAILABLE') ctx.extra.socket.close(1013, 'SERVICE_UNAVAILABLE');
+          else closeUnauthorized(ctx.extra.socket);
+          return false;
+        }
+        ctx.extra.opened = new Map();
+        sockets.set(ctx.extra.socket, ctx.extra.principal.keyHash);
+        return true;
+      },
+      async onSubscribe(ctx: Ctx, id: string, payload: SubscribePayload) {
+        const principal = ctx.extra.principal!;
+        const requestId = randomUUID();
+        try {
+          const quota = await d.access.countRequest(principal);
+          refuseDeepNesting([payload.query]);
+          let document: DocumentNode;
+          try {
+            document = parse(payload.query);
+          } catch (err) {
+            return [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED', request_id: requestId } })];
+          }
+          const invalid = validate(d.schema, document);
+          if (invalid.length) return invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', request_id: requestId } }));
+          const operation = getOperationAST(document, payload.operationName);
+          if (!operation) throw new AppError('INVALID_PARAMETER', 'no operation of that name in the document', { parameter: 'operationName' });
+          const variables = getVariableValues(d.schema, operation.variableDefinitions ?? [], payload.variables ?? {});
+          if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'INVALID_PARAMETER', request_id: requestId } }));
+          refuseComplexOperation(d.reads, document, operation, payload.variables ?? {}, d.clock());
+          const contextValue: GqlContext = {
+            requestId,
+            log: d.logger.child({ request_id: requestId }),
+            principal,
+            quota,
+            limitField: d.limitField,
+            loaders: createLoaders(d.loaders, principal),
+            noteError: () => undefined,
+          };
+          if (operation.operation === 'subscription') {
+            // One root field (validation guarantees it): open its stream now, so that a refusal is an `error` message.
+            const field = operation.selectionSet.selections[0] as FieldNode;
+            const name = field.kind === Kind.FIELD ? field.name.value : '';
+            const def = d.schema.getSubscriptionType()?.getFields()[name];
+            if (!def || !OPENERS[name]) throw new AppError('INVALID_PARAMETER', `unknown subscription ${name}`);
+            const args = getArgumentValues(def, field, variables.coerced);
+            const stream = OPENERS[name](d.subscriptions, principal, rawOf(d.reads[READ_OF[name]], args));
+            ctx.extra.opened!.set(id, stream);
+            contextValue.events = stream;
+          }
+          return { schema: d.schema, document, operationName: payload.operationName, variableValues: payload.variables ?? {}, contextValue };
+        } catch (err) {
+          if (isAppError(err)) return refusal(err, requestId);
+          d.logger.error({ err, request_id: requestId }, 'unexpected error opening a subscription');
+          return refusal(new AppError('DATABASE_ERROR', 'internal error; retry with exponential backoff'), requestId);
+        }
+      },
+      async onComplete(ctx: Ctx, id: string) {
+        const stream = ctx.extra.opened?.get(id);
+        ctx.extra.opened?.delete(id);
+        await stream?.return?.();
+      },
+      async onClose(ctx: Ctx) {
+        sockets.delete(ctx.extra.socket);
+        const streams = [...(ctx.extra.opened?.values() ?? [])];
+        ctx.extra.opened?.clear();
+        await Promise.all(streams.map((s) => s.return?.()));
+      },
+    },
+    wss,
+    d.keepAliveMs,
+  );
+
+  let checking = false;
+  const revocationCheck = setInterval(() => {
+    if (checking || sockets.size === 0) return;
+    checking = true;
+    d.access
+      .revokedAmong([...new Set(sockets.values())])
+      .then((revoked) => {
+        if (revoked.length === 0) return;
+        const gone = new Set(revoked);
+        for (const [ws, keyHash] of sockets) if (gone.has(keyHash)) closeUnauthorized(ws);
+      })
+      // The key store unreachable: checked again next time (and requests are refused meanwhile).
+      .catch((err: unknown) => d.logger.warn({ err }, 'subscriptions: revocation check failed'))
+      .finally(() => (checking = false));
+  }, REVOCATION_CHECK_MS);
+  revocationCheck.unref();
+
+  return {
+    async stop() {
+      clearInterval(revocationCheck);
+      server.off('upgrade', onUpgrade);
+      await serverCleanup.dispose();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Publishing what was stored, after it committed: the writers call in with what changed, the
+ * publisher reads it back through the repositories the queries use (so an event carries the
+ * very strings a query returns) and puts it on the bus. A failure to publish is logged and
+ * never fails the write: the data is stored, subscribers miss that event.
+ */
+import type { Store } from '../../db/store';
+import type { Candle } from '../../domain/market';
+import type { QualityRecord } from '../../domain/quality';
+import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
+import type { Venues } from '../../domain/venues';
+import type { EventBus, MarketEvent } from './market-events';
+
+/**
+ * Newest candles (or rates) one write publishes per timeframe: a live close is one, an import
+ * of years is not a year of events but its newest stretch.
+ */
+export const MAX_EVENT_ROWS = 1_000;
+
+export interface EventPublisherDeps {
+  bus: EventBus;
+  store: Pick<Store, 'series' | 'candles' | 'funding'>;
+  venues: Venues;
+  clock: () => number;
+  onError: (err: unknown) => void;
+}
+
+export class EventPublisher {
+  constructor(private readonly d: EventPublisherDeps) {}
+
+  /**
+   * Candles of one series stored at `timeframe` with open times in [firstMs, lastMs], and the
+   * coarser candles whose buckets they completed (the rollups that commit with them). Only
+   * closed candles are published, as only closed candles are served.
+   */
+  async candlesStored(seriesId: number, timeframe: CandleTimeframe, firstMs: number, lastMs: number): Promise<void> {
+    await this.safely(async () => {
+      const market = await this.d.store.series.get(seriesId);
+      if (!market) return;
+      const now = this.d.clock();
+      const end = lastMs + TIMEFRAME_MS[timeframe];
+      for (const tf of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe))) {
+        // A coarser bucket is new only when a bucket boundary lies in (first, end].
+        if (tf !== timeframe && bucketStart(end, tf) <= firstMs) continue;
+        const to = Math.min(tf === timeframe ? lastMs : bucketStart(end, tf) - TIMEFRAME_MS[tf], lastClosedOpen(now, tf));
+        const from = Math.max(bucketStart(firstMs, tf), to - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS[tf]);
+        if (from > to) continue;
+        const candles: Candle[] = (await this.d.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
+        if (candles.length) await this.d.bus.publish({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles });
+      }
+    });
+  }
+
+  /** Funding rates of a perpetual series stored with times in [firstMs, lastMs], plain and normalized. */
+  async fundingStored(seriesId: number, firstMs: number, lastMs: number): Promise<void> {
+    await this.safely(async () => {
+      const market = await this.d.store.series.get(seriesId);
+      if (!market || market.exchange !== this.d.venues.perp) return;
+      const spotId = (await this.d.store.series.idOf({ exchange: this.d.venues.spot, symbol: market.symbol })) ?? null;
+      const from = new Date(Math.max(firstMs, lastMs - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS['1h']));
+      const to = new Date(lastMs);
+      const plain = (await this.d.store.funding.pages([seriesId], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      const normalized = (await this.d.store.funding.normalizedPages([[seriesId, spotId]], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      const byTime = new Map(normalized.map((r) => [r.time, r]));
+      const rates = plain.flatMap((p) => {
+        const n = byTime.get(p.time);
+        return n ? [{ plain: p, normalized: n }] : [];
+      });
+      if (rates.length) await this.d.bus.publish({ type: 'funding', exchange: market.exchange, symbol: market.symbol, rates });
+    });
+  }
+
+  /** A market's quality records after a score changed. */
+  async qualityChanged(seriesId: number, records: QualityRecord[]): Promise<void> {
+    await this.safely(async () => {
+      const market = await this.d.store.series.get(seriesId);
+      if (market && records.length) await this.d.bus.publish({ type: 'quality', exchange: market.exchange, symbol: market.symbol, records });
+    });
+  }
+
+  /** Publish an event as it is (tests, tools). */
+  publish(event: MarketEvent): Promise<void> {
+    return this.safely(() => this.d.bus.publish(event));
+  }
+
+  private async safely(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.d.onError(err);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * GraphQL subscriptions as domain methods: validate a subscription with its read (400s), check
+ * the caller's plan (403: the timeframe, and the number of subscriptions the key holds), then
+ * hand back the market's events as they come. Transport-free: the WebSocket edge admits the key
+ * and counts the request first (graphql/subscriptions.ts).
+ */
+import type { Candle, FundingRate, MarketRef } from '../domain/market';
+import type { RawParams } from '../domain/params/param';
+import type { MarketReads } from '../domain/params/reads';
+import type { QualityRecord } from '../domain/quality';
+import type { Principal } from './access/principal';
+import type { EventHub } from './events/event-hub';
+import { topicOf } from './events/market-events';
+import type { TierPolicy } from './tier-policy';
+
+export interface SubscriptionsDeps {
+  reads: Pick<MarketReads, 'candleEvents' | 'fundingEvents' | 'qualityEvents'>;
+  tiers: TierPolicy;
+  hub: EventHub;
+  clock: () => number;
+}
+
+export class SubscriptionsService {
+  /** Subscriptions open per key in this process. */
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly d: SubscriptionsDeps) {}
+
+  /** Subscriptions the key holds open here. */
+  openOf(keyHash: string): number {
+    return this.open.get(keyHash) ?? 0;
+  }
+
+  /** `candleClosed`: each closed candle of the market at the timeframe, rolled-up ones included. */
+  candleClosed(caller: Principal, raw: RawParams): AsyncIterableIterator<Candle> {
+    const q = this.d.reads.candleEvents.parse(raw, this.d.clock());
+    this.d.tiers.requireTimeframe(caller.tier, q.timeframe);
+    return this.iterate(caller, topicOf({ type: 'candle', ...q }), (e) => (e.type === 'candle' ? e.candles : []));
+  }
+
+  /** `fundingSettled`: each funding rate stored for the perpetual market, plain or normalized. */
+  fundingSettled(caller: Principal, raw: RawParams): AsyncIterableIterator<FundingRate> {
+    const q = this.d.reads.fundingEvents.parse(raw, this.d.clock());
+    return this.iterate(caller, topicOf({ type: 'funding', ...q }), (e) =>
+      e.type === 'funding' ? e.rates.map((r) => (q.normalized ? r.normalized : r.plain)) : [],
+    );
+  }
+
+  /** `qualityChanged`: the market's records whenever a score changed, only the plan's timeframes. */
+  qualityChanged(caller: Principal, raw: RawParams): AsyncIterableIterator<QualityRecord[]> {
+    const q: MarketRef = this.d.reads.qualityEvents.parse(raw, this.d.clock());
+    const allowed = new Set<string>(this.d.tiers.of(caller.tier).timeframes);
+    return this.iterate(caller, topicOf({ type: 'quality', ...q }), (e) => {
+      if (e.type !== 'quality') return [];
+      const visible = e.records.filter((r) => allowed.has(r.timeframe));
+      return visible.length ? [visible] : [];
+    });
+  }
+
+  /** The topic's values for the caller, counted against the key's cap until the iterator ends. */
+  private iterate<T>(caller: Principal, topic: string, items: Parameters<EventHub['iterate']>[1]): AsyncIterableIterator<T> {
+    const held = this.openOf(caller.keyHash);
+    this.d.tiers.requireSubscriptionRoom(caller.tier, held);
+    this.open.set(caller.keyHash, held + 1);
+    return this.d.hub.iterate(topic, items as (e: Parameters<typeof items>[0]) => readonly T[], () => {
+      const n = this.openOf(caller.keyHash) - 1;
+      if (n > 0) this.open.set(caller.keyHash, n);
+      else this.open.delete(caller.keyHash);
+    });
+  }
+}
