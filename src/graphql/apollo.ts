@@ -41,10 +41,20 @@ function noteRefusal(req: Request, res: Response, err: AppError): void {
   if (err.extras.retry_after_secs !== undefined) res.setHeader('Retry-After', String(err.extras.retry_after_secs));
 }
 
-/** Answer a refusal before Apollo as GraphQL clients expect: `errors` with the code, its HTTP status. */
+/** The GraphQL-over-HTTP media type: a client that accepts it reads the body of any status. */
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/**
+ * Answer a refusal before Apollo as GraphQL clients expect: `errors` with the code, its HTTP
+ * status, as `application/graphql-response+json` when the client accepts it (as Apollo answers
+ * itself): with plain JSON and a non-2xx status, Apollo Client and other spec-following clients
+ * would not parse the body, and the code would be lost to them.
+ */
 function sendRefusal(req: Request, res: Response, err: AppError): void {
   noteRefusal(req, res, err);
-  res.status(HTTP_STATUS[err.code]).json({ errors: [{ message: err.message, extensions: appErrorExtensions(err, req.ctx.id) }] });
+  const type = req.accepts(['application/json', GRAPHQL_RESPONSE]) === GRAPHQL_RESPONSE ? GRAPHQL_RESPONSE : 'application/json';
+  res.setHeader('Content-Type', `${type}; charset=utf-8`);
+  res.status(HTTP_STATUS[err.code]).send(JSON.stringify({ errors: [{ message: err.message, extensions: appErrorExtensions(err, req.ctx.id) }] }));
 }
 
 /**
