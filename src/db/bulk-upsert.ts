@@ -25,20 +25,18 @@ export interface BulkUpsertOptions {
    * staging path.
    */
   clear?: () => Promise<unknown>;
+  /**
+   * Send a large input as several COPY statements of about `chars` of text each, in the same
+   * savepoint, reading the input up to `readAhead` of text ahead of the server. PostgreSQL
+   * checks each row's foreign key when its statement ends (about half of its work on
+   * candles): between statements the next part is already read and validated, so that check
+   * overlaps the client's work instead of following it. For inputs that are costly to produce
+   * (an imported file); without it, one COPY streams the input as it comes.
+   */
+  parts?: { chars: number; readAhead: number };
 }
 
 const UNIQUE_VIOLATION = '23505';
-
-/**
- * A large input is sent as several COPY statements of about this much text, in the same
- * savepoint. PostgreSQL checks the foreign key of each row when the statement ends (about half
- * the server's work on candles); between statements the next part is already read and validated,
- * so that check overlaps the client's work instead of following it.
- */
-const PART_CHARS = 8 << 20;
-
-/** Text the input is read ahead of the COPY, so reading and validating go on while the server works. */
-const READ_AHEAD_CHARS = 16 << 20;
 
 /**
  * Inputs up to this size (the live path's few candles or feature rows) are upserted with one
@@ -69,13 +67,14 @@ export async function bulkUpsert(
   }
   if (ended && size === 0) return;
   if (ended && !head.some((chunk) => chunk.includes('"'))) return insertSmall(tx, spec, head.join(''));
-  const ahead = readAhead(it, READ_AHEAD_CHARS, head);
+  const parts = opts.parts ?? { chars: Infinity, readAhead: 0 };
+  const ahead = readAhead(it, parts.readAhead, head);
 
   try {
     await opts.clear?.();
     await tx.query('SAVEPOINT bulk_copy');
     try {
-      while (!(await ahead.done())) await tx.copyFrom(spec.table, spec.columns, ahead.part(PART_CHARS));
+      while (!(await ahead.done())) await tx.copyFrom(spec.table, spec.columns, ahead.part(parts.chars));
       await tx.query('RELEASE SAVEPOINT bulk_copy');
       return;
     } catch (err) {
@@ -113,8 +112,9 @@ interface ReadAhead {
 }
 
 /**
- * Pull `source` ahead of its consumer, up to `maxChars` of text, starting with the chunks
- * already read (`head`). A failure of the source reaches the consumer at its next read.
+ * Pull `source` ahead of its consumer, up to `maxChars` of text (0: one chunk at a time, as
+ * the consumer asks), starting with the chunks already read (`head`). A failure of the source
+ * reaches the consumer at its next read.
  */
 function readAhead(source: AsyncIterator<string>, maxChars: number, head: string[]): ReadAhead {
   const queue = [...head];
@@ -132,7 +132,7 @@ function readAhead(source: AsyncIterator<string>, maxChars: number, head: string
   const producer = (async () => {
     try {
       while (!stopping) {
-        if (queued >= maxChars) {
+        if (queue.length > 0 && queued >= maxChars) {
           await new Promise<void>((r) => (wakeProducer = r));
           continue;
         }

@@ -85,6 +85,9 @@ export interface RollupRange {
 const CANDLE_COLUMNS = ['series_id', 'timeframe', 'time', 'open', 'high', 'low', 'close', 'volume', 'derived'] as const;
 const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
+/** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
+const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
+
 /**
  * A derived candle for every complete bucket (period closed at $7) from the finer candles it
  * has; an imported candle (derived = false) is never overwritten, nor a derived one rewritten
@@ -197,7 +200,7 @@ export class CandlesRepository {
    */
   async upsertText(seriesId: number, timeframe: CandleTimeframe, text: (frame: CandleLineFrame) => AsyncIterable<string>): Promise<void> {
     const frame = { prefix: `${seriesId},${timeframe},`, suffix: ',f\n' };
-    await bulkUpsert(this.db, { table: 'candles', columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame));
+    await bulkUpsert(this.db, { table: 'candles', columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
   }
 
   /**
