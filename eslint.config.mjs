@@ -52,6 +52,11 @@ export default tseslint.config(
   layer('transport', [...ROOT, ...STORAGE, '**/db/**', '**/rest/**', '**/graphql/**', '**/jobs/**']),
   layer('rest', [...ROOT, ...STORAGE, '**/db/**', '**/graphql/**', '**/jobs/**']),
   layer('graphql', [...ROOT, ...STORAGE, '**/db/**', '**/rest/**', '**/jobs/**']),
+  // The browser pages (web/, bundled by scripts/build-web.js): the browser's globals.
+  {
+    files: ['web/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm test`: ESLint, the type-check, then every test (jest). With arguments, jest alone with
- * them: `npm test -- test/unit/time.test.ts`, `npm test -- -t "free key"`.
+ * `npm test`: ESLint, the type-checks (the service, and web/: the browser pages), then every
+ * test (jest). With arguments, jest alone with them: `npm test -- test/unit/time.test.ts`,
+ * `npm test -- -t "free key"`.
  */
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -18,6 +19,7 @@ function run(script, argv, extra = []) {
 if (args.length === 0) {
   run(path.join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), ['.']);
   run(require.resolve('typescript/bin/tsc'), ['--noEmit', '-p', 'tsconfig.json']);
+  run(require.resolve('typescript/bin/tsc'), ['--noEmit', '-p', 'web/tsconfig.json']); // the browser pages (DOM types)
 }
 // PGlite loads its WASM through a dynamic import, which jest's VM supports only with this flag.
 run(path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), args, ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning']);

@@ -7,9 +7,11 @@ import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Services } from './composition';
 import type { Logger } from './logger';
+import { dashboardRouter } from './rest/dashboard.route';
 import { docsRouter } from './rest/docs.route';
 import { errorHandler, notFound } from './rest/error-handler';
 import { featuresRouter } from './rest/features.route';
+import { graphiqlRouter } from './rest/graphiql.route';
 import { healthRouter } from './rest/health.route';
 import { indexRouter } from './rest/index.route';
 import { keysRouter } from './rest/keys.route';
@@ -41,6 +43,10 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   app.use(indexRouter(VERSION));
   app.use(healthRouter(s.health));
   app.use(docsRouter(() => openApiDocument(s.reads, VERSION)));
+  // The browser pages (dist/web, built by scripts/build-web.js), public like the docs: their
+  // data goes through /graphql with the user's key.
+  app.use(dashboardRouter());
+  app.use(graphiqlRouter());
   app.use(metricsRouter(metrics, s.config.metricsToken));
   app.use(keysRouter(s.access, s.keys));
   // gzip or br for bodies over 1 KB when the client accepts it, on the routes whose bodies

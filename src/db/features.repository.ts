@@ -3,8 +3,7 @@
  * API, the technical rows the feature precompute writes at COPY speed, and the funding/premium
  * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
-import { formatFloat } from '../domain/decimal';
-import type { Out } from '../domain/indicators';
+import { AsciiText } from '../domain/ascii-text';
 import type { FeatureRow } from '../domain/market';
 import { TECHNICAL_FEATURES } from '../domain/technical-features';
 import type { FeatureTimeframe } from '../domain/timeframe';
@@ -14,10 +13,13 @@ import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
 
-/** 6 decimals, half away from zero on the double's exact value; empty (NULL) when not computable. */
-function cell(v: number | null): string {
-  return formatFloat(v, 6) ?? '';
-}
+/**
+ * Text per chunk of a feature COPY: the COPY stream holds up to 16 chunks, so small ones keep
+ * the text of a write in flight to a few MB.
+ */
+const CHUNK_BYTES = 256 << 10;
+const COMMA = 44;
+const NEWLINE = 10;
 
 const FRESHNESS_SQL = `
   SELECT t.timeframe,
@@ -70,27 +72,33 @@ export class FeaturesRepository {
     );
   }
 
-  /** Upsert technical feature rows for times[i] with i >= firstIndex; must run on a transaction. */
+  /**
+   * Upsert technical feature rows for times[i] with i >= firstIndex (a value that is null or
+   * not finite is NULL); must run on a transaction.
+   */
   async writeTechnical(
     seriesId: number,
     timeframe: FeatureTimeframe,
-    times: number[],
-    values: Record<string, Out>,
+    times: ArrayLike<number>,
+    values: Record<string, ArrayLike<number | null>>,
     firstIndex: number,
   ): Promise<number> {
     const columns = TECHNICAL_FEATURES.map((f) => values[f]);
+    const prefix = `${seriesId},${timeframe},`;
     async function* lines(): AsyncGenerator<string> {
-      let chunk: string[] = [];
+      const out = new AsciiText(CHUNK_BYTES + 4096);
       for (let i = firstIndex; i < times.length; i++) {
-        let line = `${seriesId},${timeframe},${new Date(times[i]).toISOString()}`;
-        for (const col of columns) line += `,${cell(col[i])}`;
-        chunk.push(line + '\n');
-        if (chunk.length === 5_000) {
-          yield chunk.join('');
-          chunk = [];
+        out.ascii(prefix);
+        out.isoTime(times[i]);
+        // 6 decimals, half away from zero on the double's exact value; nothing (NULL) when not computable.
+        for (const col of columns) {
+          out.byte(COMMA);
+          out.fixed(col[i], 6);
         }
+        out.byte(NEWLINE);
+        if (out.length >= CHUNK_BYTES) yield out.take();
       }
-      if (chunk.length) yield chunk.join('');
+      if (out.length > 0) yield out.take();
     }
     if (firstIndex >= times.length) return 0;
     // A tail starts at the bucket that was still filling at the last write (a backfill batch

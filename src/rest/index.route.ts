@@ -9,6 +9,8 @@ export const INDEX_LINKS = [
   { rel: 'docs', href: '/docs', title: 'API reference (Swagger UI): every route, its parameters and errors; try it with your key' },
   { rel: 'openapi', href: '/v1/openapi.json', title: 'The OpenAPI 3.1 document, for generated clients' },
   { rel: 'graphql', href: '/graphql', title: 'GraphQL: POST queries with X-API-Key; open it in a browser for Apollo Sandbox' },
+  { rel: 'dashboard', href: '/dashboard', title: 'Dashboard: candles, indicators, funding and data quality of every market, live, with your key' },
+  { rel: 'graphiql', href: '/graphiql', title: 'GraphiQL: the GraphQL explorer served by this service (works without internet)' },
   { rel: 'health', href: '/health', title: 'Dependency health' },
 ] as const;
 

@@ -8,24 +8,50 @@
  */
 import { marketKey } from '../db/series.repository';
 import type { Repositories, Store } from '../db/store';
-import { technicalFeatures } from '../domain/technical-features';
+import type { Out } from '../domain/indicators';
+import { TECHNICAL_FEATURES, technicalFeatures, type TechnicalFeature } from '../domain/technical-features';
 import type { CandleTimeframe } from '../domain/timeframe';
 import type { Venues } from '../domain/venues';
 
 export const LOOKBACK = 1_000;
 /** Bars computed and written per step of a long recompute. */
 export const CHUNK = 100_000;
+/** Chunk writes in flight at once (each on its own connection). */
+export const WRITERS = 2;
+
+/**
+ * The rows from `first` on, as doubles (NaN where a value is null, which the write stores as
+ * NULL like a null): while a write is in flight, a third of the memory of the computation's
+ * arrays of boxed numbers, which become garbage at once.
+ */
+function tail(time: number[], values: Record<TechnicalFeature, Out>, first: number): { times: Float64Array; values: Record<TechnicalFeature, Float64Array> } {
+  const n = time.length - first;
+  const compact = {} as Record<TechnicalFeature, Float64Array>;
+  for (const name of TECHNICAL_FEATURES) {
+    const from = values[name];
+    const to = new Float64Array(n);
+    for (let i = 0; i < n; i++) to[i] = from[first + i] ?? NaN;
+    compact[name] = to;
+  }
+  const times = new Float64Array(n);
+  for (let i = 0; i < n; i++) times[i] = time[first + i];
+  return { times, values: compact };
+}
 
 export class FeaturePrecomputeService {
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'transaction'>,
     private readonly venues: Venues,
     private readonly chunk: number = CHUNK,
+    private readonly writers: number = WRITERS,
   ) {}
 
-  /** The same service inside the caller's transaction: every read and write runs on `tx`. */
+  /**
+   * The same service inside the caller's transaction: every read and write runs on `tx`, one
+   * write at a time (two bulk writes would share the connection's savepoint).
+   */
   on(tx: Repositories): FeaturePrecomputeService {
-    return new FeaturePrecomputeService({ ...tx, transaction: (fn) => fn(tx) }, this.venues, this.chunk);
+    return new FeaturePrecomputeService({ ...tx, transaction: (fn) => fn(tx) }, this.venues, this.chunk, 1);
   }
 
   /**
@@ -36,27 +62,36 @@ export class FeaturePrecomputeService {
   async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null): Promise<number> {
     const candles = this.store.candles;
     let from = fromMs;
+    // Chunks are written each in its own transaction (or the caller's under `on(tx)`) while the
+    // next is read and computed; up to `writers` writes at once, so the server's COPY work,
+    // the larger part, can use more than one core.
+    const writes: Array<Promise<number>> = [];
     let written = 0;
-    // Chunk k is written (in its own transaction, or the caller's under `on(tx)`) while chunk
-    // k + 1 is read and computed.
-    let writing: Promise<number> = Promise.resolve(0);
-    for (;;) {
-      // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
-      // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
-      const h = await candles.history(seriesId, timeframe, from, LOOKBACK, this.chunk + 1);
-      let first = 0;
-      if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
-      const to = h.time.length - first > this.chunk ? h.time[first + this.chunk] : null;
-      if (to !== null) for (const column of Object.values(h)) column.length = first + this.chunk;
-      if (first === h.time.length) return written + (await writing);
-      const values = technicalFeatures(h);
-      written += await writing;
-      writing = this.store.transaction((tx) => tx.features.writeTechnical(seriesId, timeframe, h.time, values, first));
-      // Observed here so a failure while the next chunk is read is not an unhandled
-      // rejection; it is still thrown where `writing` is awaited.
-      writing.catch(() => undefined);
-      if (to === null) return written + (await writing);
-      from = to;
+    try {
+      for (;;) {
+        // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
+        // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
+        const h = await candles.history(seriesId, timeframe, from, LOOKBACK, this.chunk + 1);
+        let first = 0;
+        if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
+        const to = h.time.length - first > this.chunk ? h.time[first + this.chunk] : null;
+        if (to !== null) for (const column of Object.values(h)) column.length = first + this.chunk;
+        if (first === h.time.length) break;
+        const { times, values } = tail(h.time, technicalFeatures(h), first);
+        while (writes.length >= this.writers) written += await writes.shift()!;
+        const writing = this.store.transaction((tx) => tx.features.writeTechnical(seriesId, timeframe, times, values, 0));
+        // Observed here so a failure while the next chunk is read is not an unhandled
+        // rejection; it is still thrown where the write is awaited.
+        writing.catch(() => undefined);
+        writes.push(writing);
+        if (to === null) break;
+        from = to;
+      }
+      while (writes.length > 0) written += await writes.shift()!;
+      return written;
+    } finally {
+      // After a failure, the writes still running end before the failure is reported.
+      await Promise.allSettled(writes);
     }
   }
 

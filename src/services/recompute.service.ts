@@ -42,11 +42,20 @@ export class RecomputeService {
 
   /** After candles of `timeframe` changed in [startMs, endMs] for one series; returns feature rows written. */
   async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number): Promise<number> {
-    await this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
+    const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
+    // The features of the changed timeframe read only its candles, which are committed: they
+    // are computed while the coarser timeframes are rolled up (each on its own connections, so
+    // the server works on both at once), and each coarser timeframe's follow its rollup.
+    const ownFeatures = this.features.technical(seriesId, own, bucketStart(startMs, own));
+    ownFeatures.catch(() => undefined);
     let rows = 0;
-    for (const tf of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe))) {
-      rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+    try {
+      await this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
+      for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+    } finally {
+      await Promise.allSettled([ownFeatures]);
     }
+    rows += await ownFeatures;
     const { symbol } = (await this.store.series.get(seriesId))!;
     await this.features.funding(symbol); // the premium reads both venues' 1h
     await this.qualityOfSymbol(symbol, nowMs);

@@ -3,6 +3,7 @@
  * what a full recompute over the whole history serves.
  */
 import { csvFile } from '../helpers/csv';
+import { TECHNICAL_FEATURES } from '../../src/domain/technical-features';
 import { FeaturePrecomputeService } from '../../src/services/feature-precompute.service';
 import { storageCases, useServices } from '../helpers/databases';
 
@@ -47,4 +48,40 @@ describe.each(storageCases())('incremental features on $name', (kase) => {
     await new FeaturePrecomputeService(services().store, services().venues, 300).technical(id, '1h', null);
     expect(await read()).toEqual(whole);
   }, 60_000);
+
+  it('when chunks large enough for COPY are written two at a time, then every stored feature equals the computation in one piece', async () => {
+    const [{ id }] = await services().store.db.query<{ id: number }>("SELECT id FROM series WHERE symbol = 'INC-USDT'");
+    const rows = () =>
+      services().store.db.query<{ r: string }>(
+        `SELECT row_to_json(f)::text AS r FROM (SELECT time, ${TECHNICAL_FEATURES.join(', ')} FROM features
+         WHERE series_id = $1 AND timeframe = '1h' ORDER BY time) f`,
+        [id],
+      );
+    await services().store.db.query('DELETE FROM features WHERE series_id = $1', [id]);
+    await new FeaturePrecomputeService(services().store, services().venues, 100_000, 1).technical(id, '1h', null);
+    const whole = await rows();
+    expect(whole).toHaveLength(2060);
+    await services().store.db.query('DELETE FROM features WHERE series_id = $1', [id]);
+    // 700 rows of 15 features: past the small-input INSERT, so each chunk is a COPY.
+    await new FeaturePrecomputeService(services().store, services().venues, 700, 2).technical(id, '1h', null);
+    expect(await rows()).toEqual(whole);
+  }, 60_000);
+
+  it('when the history is read, then each stored decimal becomes the double Number() makes of its text', async () => {
+    const values = ['0.1', '3', '65000.123456789', '1234567890.12345678901', '0.00000000000000000000001', '99999999999999999999', '7.0000000000000001', '0.3'];
+    const lines = ['time,open,high,low,close,volume'];
+    values.forEach((v, i) => lines.push(`${new Date(T0 + i * HOUR).toISOString()},${v},${v},${v},${v},${values[(i + 3) % values.length]}`));
+    const r = await services().importer.importCandles({ exchange: 'perp', symbol: 'NUM-USDT' }, '1h', csvFile(lines));
+    const stored = await services().store.db.query<{ t: string; o: string; v: string }>(
+      `SELECT (extract(epoch FROM time) * 1000)::bigint::text AS t, open::text AS o, volume::text AS v FROM candles WHERE series_id = $1 ORDER BY time`,
+      [r.seriesId],
+    );
+    const h = await services().store.candles.history(r.seriesId, '1h', null, 1000, 100);
+    expect({ time: h.time, open: h.open, close: h.close, volume: h.volume }).toEqual({
+      time: stored.map((x) => Number(x.t)),
+      open: stored.map((x) => Number(x.o)),
+      close: stored.map((x) => Number(x.o)),
+      volume: stored.map((x) => Number(x.v)),
+    });
+  });
 });
