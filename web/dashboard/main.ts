@@ -8,30 +8,10 @@ import { storedKey, storeKey } from '../shared/api-key';
 import { gql, RequestRefused, type ApiError } from '../shared/graphql';
 import { MarketChart } from './chart';
 import { Live } from './live';
-import { BOOT, CANDLE_CLOSED, FUNDING_SETTLED, INGEST, QUALITY_CHANGED, WINDOW, type Boot, type IngestStatus, type MarketInfo, type QualityRecord, type WindowResult } from './queries';
-import {
-  barOf,
-  barsOf,
-  featurePoints,
-  fundingPoints,
-  HOUR,
-  isoOf,
-  isTimeframe,
-  mergeByTime,
-  TIMEFRAME_MS,
-  type Bar,
-  type Candle,
-  type Feature,
-  type FeatureRow,
-  type FundingRow,
-  type Timeframe,
-} from './series';
+import { BOOT, CANDLE_CLOSED, FUNDING_SETTLED, INGEST, QUALITY_CHANGED, type Boot, type IngestStatus, type MarketInfo, type QualityRecord } from './queries';
+import { barOf, featurePoints, fundingPoints, isTimeframe, mergeByTime, TIMEFRAME_MS, type Candle, type Feature, type FundingRow, type Timeframe } from './series';
 import { marketId, onKey, setIngest, setLegend, setLive, setMarkets, setMessage, setTimeframes, showError, showKeyForm } from './view';
-
-const DAY = 24 * HOUR;
-/** Bars per window; funding rows of a window stay under one 10,000-row page. */
-const WINDOW_BARS = 500;
-const FUNDING_HOURS = 9_600;
+import { chartData, hasFunding, loadWindow, windowBars, type WindowData } from './windows';
 
 interface View {
   market: MarketInfo;
@@ -57,83 +37,12 @@ let generation = 0;
 let ingest: { status: IngestStatus | null; at: number } = { status: null, at: 0 };
 let ingestTimer: number | undefined;
 
+const historyDays = () => boot?.me.limits.historyDays ?? null;
 const chartHost = () => document.getElementById('chart') as HTMLElement;
 
 function refused(e: unknown): ApiError {
   if (e instanceof RequestRefused) return e.error;
   return { message: e instanceof Error ? e.message : String(e) };
-}
-
-function windowBars(tf: Timeframe): number {
-  const ms = TIMEFRAME_MS[tf];
-  let n = Math.min(WINDOW_BARS, Math.floor((FUNDING_HOURS * HOUR) / ms));
-  const days = boot?.me.limits.historyDays;
-  if (days) n = Math.min(n, Math.floor((days * DAY) / ms));
-  return Math.max(n, 1);
-}
-
-const hasFunding = (m: MarketInfo) => (m.coverage ?? []).some((c) => c.timeframe === 'funding');
-
-interface WindowData {
-  bars: Bar[];
-  features: FeatureRow[];
-  funding: FundingRow[];
-  quality?: QualityRecord[] | null;
-  ingest?: IngestStatus | null;
-  errors: ApiError[];
-}
-
-/**
- * [start, end] of one market and timeframe, every page of it: candles, features and funding
- * each follow their own nextStart until the window is complete.
- */
-async function loadWindow(m: MarketInfo, tf: Timeframe, start: number, end: number, first: boolean): Promise<WindowData> {
-  const withFunding = hasFunding(m);
-  const vars = {
-    exchange: m.exchange,
-    symbol: m.symbol,
-    timeframe: tf,
-    end: isoOf(end),
-    limit: windowBars(tf),
-    candlesFrom: isoOf(start),
-    featuresFrom: isoOf(start),
-    fundingFrom: isoOf(start),
-    fundingEnd: isoOf(end + Math.max(TIMEFRAME_MS[tf] - HOUR, 0)),
-    candles: true,
-    features: true,
-    funding: withFunding,
-    first,
-  };
-  const out: WindowData = { bars: [], features: [], funding: [], errors: [] };
-  for (let pages = 0; pages < 50 && (vars.candles || vars.features || vars.funding); pages++) {
-    const { data, errors } = await gql<WindowResult>(key!, WINDOW, vars);
-    out.errors.push(...errors);
-    const mk = data.market;
-    if (!mk) {
-      if (!errors.length) out.errors.push({ message: `no market ${m.symbol} on ${m.exchange}`, code: 'NOT_FOUND' });
-      break;
-    }
-    if (vars.first) {
-      out.quality = mk.quality;
-      out.ingest = mk.ingest;
-      vars.first = false;
-    }
-    if (mk.candles) out.bars.push(...barsOf(mk.candles.columns));
-    if (mk.features) out.features.push(...mk.features.data);
-    if (mk.funding) out.funding.push(...mk.funding.data);
-    // A field refused (null) is not asked again; one with a next page goes on from there.
-    vars.candles = !!mk.candles?.nextStart;
-    vars.features = !!mk.features?.nextStart;
-    vars.funding = !!mk.funding?.nextStart;
-    if (mk.candles?.nextStart) vars.candlesFrom = mk.candles.nextStart;
-    if (mk.features?.nextStart) vars.featuresFrom = mk.features.nextStart;
-    if (mk.funding?.nextStart) vars.fundingFrom = mk.funding.nextStart;
-  }
-  return out;
-}
-
-function chartData(w: WindowData, tf: Timeframe) {
-  return { bars: w.bars, features: featurePoints(w.features), funding: fundingPoints(w.funding, tf) };
 }
 
 function writeHash(m: MarketInfo, tf: Timeframe): void {
@@ -172,8 +81,9 @@ async function show(m: MarketInfo, tf: Timeframe): Promise<void> {
   const now = Date.now();
   const last = cov ? Date.parse(cov.last) : Math.floor(now / TIMEFRAME_MS[tf]) * TIMEFRAME_MS[tf];
   const first = cov ? Date.parse(cov.first) : last;
-  const start = Math.max(first, last - (windowBars(tf) - 1) * TIMEFRAME_MS[tf]);
-  const v: View = { market: m, timeframe: tf, chart, first, oldest: start, bars: windowBars(tf), records: [], loadingOlder: false, pausedUntil: 0, unsubscribe: [] };
+  const bars = windowBars(tf, historyDays());
+  const start = Math.max(first, last - (bars - 1) * TIMEFRAME_MS[tf]);
+  const v: View = { market: m, timeframe: tf, chart, first, oldest: start, bars, records: [], loadingOlder: false, pausedUntil: 0, unsubscribe: [] };
   view = v;
   setLegend(m, tf, undefined, undefined);
   renderPickers();
@@ -181,7 +91,7 @@ async function show(m: MarketInfo, tf: Timeframe): Promise<void> {
 
   let w: WindowData;
   try {
-    w = await loadWindow(m, tf, start, last, true);
+    w = await loadWindow(key!, m, tf, v.bars, start, last, true);
   } catch (e) {
     if (gen === generation) onRefusal(refused(e));
     return;
@@ -211,7 +121,7 @@ async function loadOlder(v: View, gen: number): Promise<void> {
   const end = v.oldest - step;
   const start = Math.max(v.first, end - (v.bars - 1) * step);
   try {
-    const w = await loadWindow(v.market, v.timeframe, start, end, false);
+    const w = await loadWindow(key!, v.market, v.timeframe, v.bars, start, end, false);
     if (gen !== generation) return;
     if (w.errors.length) {
       showError(w.errors[0]);
@@ -241,7 +151,7 @@ function refreshFeatures(v: View, gen: number, fromMs: number): void {
   clearTimeout(featureTimer);
   featureTimer = window.setTimeout(async () => {
     try {
-      const w = await loadWindow(v.market, v.timeframe, fromMs, fromMs + TIMEFRAME_MS[v.timeframe] - 1, false);
+      const w = await loadWindow(key!, v.market, v.timeframe, v.bars, fromMs, fromMs + TIMEFRAME_MS[v.timeframe] - 1, false);
       if (gen === generation) v.chart.upsertFeatures(featurePoints(w.features));
     } catch {
       // a refused refresh leaves the indicators one bar behind; the next candle tries again
