@@ -135,7 +135,14 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const bus: EventBus = config.redisUrl
     ? new RedisEventBus({ url: config.redisUrl, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: redis') })
     : new MemoryEventBus();
-  const publisher = new EventPublisher({ bus, store, venues, clock, onError: (err) => logger.warn({ err }, 'an event was not published') });
+  const publisher = new EventPublisher({
+    bus,
+    store,
+    venues,
+    clock,
+    onError: (err) => logger.warn({ err }, 'an event was not published'),
+    onPublished: (e) => metrics.published(e.type),
+  });
   const quality = new QualityService({
     read: reads.quality,
     venues,

@@ -63,13 +63,15 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   }
   let gql;
   let schema;
+  // One limiter for HTTP and WebSocket operations (the per-field limits count in the quota store either way).
+  const limitField = createFieldLimiter(services.quotaStore, services.clock);
   try {
     schema = await buildGraphQLSchema(services);
     gql = await createGraphQLHandler({
       schema,
       compiled: config.graphqlCompiled,
       access: services.access,
-      limitField: createFieldLimiter(services.quotaStore, services.clock),
+      limitField,
       loaders: services,
       reads: services.reads,
       clock: services.clock,
@@ -89,18 +91,19 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  const hub = new EventHub(services.events.bus);
+  const hub = new EventHub(services.events.bus, (n) => metrics.delivered(n));
   const subscriptions = attachSubscriptions(server, {
     schema,
     access: services.access,
     subscriptions: new SubscriptionsService({ reads: services.reads, tiers: services.tiers, hub, clock: services.clock }),
     reads: services.reads,
-    limitField: createFieldLimiter(services.quotaStore, services.clock),
+    limitField,
     loaders: services,
     clock: services.clock,
     logger,
     keepAliveMs: config.graphqlWsKeepAliveMs,
   });
+  metrics.subscriptionCounts(() => ({ sockets: subscriptions.sockets(), subscriptions: hub.size }));
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics);
   const stopLiveData = startLiveData(config, services, logger);
   const addr = server.address() as AddressInfo;

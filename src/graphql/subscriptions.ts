@@ -84,7 +84,7 @@ const READ_OF: Record<string, 'candleEvents' | 'fundingEvents' | 'qualityEvents'
 };
 
 /** Serve graphql-ws on `server`'s upgrades to /graphql; returns the stopper (closes every socket). */
-export function attachSubscriptions(server: http.Server, d: SubscriptionServerDeps): { stop(): Promise<void> } {
+export function attachSubscriptions(server: http.Server, d: SubscriptionServerDeps): { sockets(): number; stop(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
@@ -198,6 +198,7 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
   revocationCheck.unref();
 
   return {
+    sockets: () => sockets.size,
     async stop() {
       clearInterval(revocationCheck);
       server.off('upgrade', onUpgrade);

@@ -7,6 +7,8 @@
  * - job runs and durations (the quality schedule, demo seeding);
  * - ingestion: venue requests by status, weight spent, socket reconnects, rejected rows, rows
  *   stored, and the lag of every ingested series (read from the ingest status at scrape time);
+ * - subscriptions: open sockets and subscriptions (read at scrape time), events published by
+ *   type and values delivered;
  * - freshness read from the database at scrape time: the newest feature row per timeframe and
  *   the newest and oldest quality computation (bounded: a slow or absent database leaves the
  *   gauges empty and counts a scrape error instead of hanging /metrics).
@@ -135,6 +137,28 @@ export class Metrics implements VenueObserver {
     registers: [this.registry],
   });
   private readLags: () => SeriesLag[] = () => [];
+  private readonly wsSockets = new client.Gauge({
+    name: 'mds_graphql_ws_sockets',
+    help: 'GraphQL WebSocket connections open on this instance (authenticated).',
+    registers: [this.registry],
+  });
+  private readonly subscriptions = new client.Gauge({
+    name: 'mds_graphql_subscriptions',
+    help: 'GraphQL subscriptions open on this instance.',
+    registers: [this.registry],
+  });
+  private readonly eventsPublished = new client.Counter({
+    name: 'mds_events_published_total',
+    help: 'Market events this process published after a commit, by type (candle, funding, quality).',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+  private readonly eventsDelivered = new client.Counter({
+    name: 'mds_events_delivered_total',
+    help: 'Values handed to subscriptions on this instance (one event reaches every subscriber of its topic).',
+    registers: [this.registry],
+  });
+  private readSubscriptions: () => { sockets: number; subscriptions: number } = () => ({ sockets: 0, subscriptions: 0 });
 
   constructor(private readonly readFreshness?: FreshnessReader) {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'mds_' });
@@ -210,6 +234,21 @@ export class Metrics implements VenueObserver {
     this.rowsStored.inc({ series_id: String(s.seriesId), timeframe: s.timeframe }, s.rows);
   }
 
+  // ---- subscriptions -----------------------------------------------------------------------------
+
+  published(type: string): void {
+    this.eventsPublished.inc({ type });
+  }
+
+  delivered(n: number): void {
+    this.eventsDelivered.inc(n);
+  }
+
+  /** Where the open sockets and subscriptions are read at scrape time. */
+  subscriptionCounts(read: () => { sockets: number; subscriptions: number }): void {
+    this.readSubscriptions = read;
+  }
+
   /** Where the per-series ingest lag is read at scrape time. */
   ingestLags(read: () => SeriesLag[]): void {
     this.readLags = read;
@@ -219,6 +258,9 @@ export class Metrics implements VenueObserver {
     await this.refreshFreshness();
     this.ingestLag.reset();
     for (const l of this.readLags()) if (l.lagSeconds !== null) this.ingestLag.set({ exchange: l.exchange, symbol: l.symbol }, l.lagSeconds);
+    const open = this.readSubscriptions();
+    this.wsSockets.set(open.sockets);
+    this.subscriptions.set(open.subscriptions);
     return this.registry.metrics();
   }
 }

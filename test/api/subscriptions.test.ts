@@ -208,6 +208,18 @@ describe.each(BUSES)('GraphQL subscriptions over WebSocket, events %s', (_bus, b
       expect(spot.next).toEqual([]);
     });
 
+    it('when subscriptions are open and events flow, then /metrics counts the sockets, the subscriptions, the events published and the values delivered', async () => {
+      const s = open(await srv.key('pro'));
+      const sub = s.subscribe('subscription { candleClosed(exchange: "spot", symbol: "BTC-USDT", timeframe: "1h") { time } }');
+      await ready([sub], { type: 'candle', exchange: 'spot', symbol: 'BTC-USDT', timeframe: '1h', candles: [PROBE_CANDLE] });
+      const text = await (await fetch(`${srv.url}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value('mds_graphql_ws_sockets')).toBeGreaterThanOrEqual(1);
+      expect(value('mds_graphql_subscriptions')).toBeGreaterThanOrEqual(1);
+      expect(value('mds_events_delivered_total')).toBeGreaterThanOrEqual(1);
+      expect(value('mds_events_published_total{type="candle"}')).toBeGreaterThanOrEqual(1);
+    });
+
     it('when funding is stored, then fundingSettled delivers it plain and normalized as the funding query does', async () => {
       clock.set(Date.UTC(2026, 2, 10, 14, 0, 30));
       const s = open(await srv.key('pro'));

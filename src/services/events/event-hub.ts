@@ -10,16 +10,21 @@ import { topicOf, type EventBus, type MarketEvent } from './market-events';
 /** Events one subscription may have waiting (a minute of 1m closes is one). */
 export const QUEUE_LIMIT = 1_000;
 
-type Listener = (event: MarketEvent) => void;
+/** Hands an event's values to one subscriber; returns how many. */
+type Listener = (event: MarketEvent) => number;
 
 export class EventHub {
   private readonly topics = new Map<string, Set<Listener>>();
   private readonly unlisten: () => void;
 
-  constructor(bus: EventBus) {
+  /** `onDelivered`: told how many values each event handed to subscribers (metrics). */
+  constructor(bus: EventBus, onDelivered: (n: number) => void = () => undefined) {
     this.unlisten = bus.listen((event) => {
       const listeners = this.topics.get(topicOf(event));
-      if (listeners) for (const l of [...listeners]) l(event);
+      if (!listeners) return;
+      let n = 0;
+      for (const l of [...listeners]) n += l(event);
+      onDelivered(n);
     });
   }
 
@@ -48,7 +53,8 @@ export class EventHub {
       onEnd();
     };
     const listener: Listener = (event) => {
-      for (const value of items(event)) {
+      const values = items(event);
+      for (const value of values) {
         if (waiting) {
           const w = waiting;
           waiting = null;
@@ -57,9 +63,10 @@ export class EventHub {
         else {
           failure = new AppError('SERVICE_UNAVAILABLE', `subscription ended: more than ${QUEUE_LIMIT} events were waiting for the client`);
           end();
-          return;
+          return 0;
         }
       }
+      return values.length;
     };
     let set = this.topics.get(topic);
     if (!set) this.topics.set(topic, (set = new Set()));

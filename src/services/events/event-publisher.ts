@@ -23,6 +23,8 @@ export interface EventPublisherDeps {
   venues: Venues;
   clock: () => number;
   onError: (err: unknown) => void;
+  /** Told of every event put on the bus (metrics). */
+  onPublished?: (event: MarketEvent) => void;
 }
 
 export class EventPublisher {
@@ -46,7 +48,7 @@ export class EventPublisher {
         const from = Math.max(bucketStart(firstMs, tf), to - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS[tf]);
         if (from > to) continue;
         const candles: Candle[] = (await this.d.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
-        if (candles.length) await this.d.bus.publish({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles });
+        if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles });
       }
     });
   }
@@ -66,7 +68,7 @@ export class EventPublisher {
         const n = byTime.get(p.time);
         return n ? [{ plain: p, normalized: n }] : [];
       });
-      if (rates.length) await this.d.bus.publish({ type: 'funding', exchange: market.exchange, symbol: market.symbol, rates });
+      if (rates.length) await this.put({ type: 'funding', exchange: market.exchange, symbol: market.symbol, rates });
     });
   }
 
@@ -74,13 +76,18 @@ export class EventPublisher {
   async qualityChanged(seriesId: number, records: QualityRecord[]): Promise<void> {
     await this.safely(async () => {
       const market = await this.d.store.series.get(seriesId);
-      if (market && records.length) await this.d.bus.publish({ type: 'quality', exchange: market.exchange, symbol: market.symbol, records });
+      if (market && records.length) await this.put({ type: 'quality', exchange: market.exchange, symbol: market.symbol, records });
     });
   }
 
   /** Publish an event as it is (tests, tools). */
   publish(event: MarketEvent): Promise<void> {
-    return this.safely(() => this.d.bus.publish(event));
+    return this.safely(() => this.put(event));
+  }
+
+  private async put(event: MarketEvent): Promise<void> {
+    await this.d.bus.publish(event);
+    this.d.onPublished?.(event);
   }
 
   private async safely(fn: () => Promise<void>): Promise<void> {
