@@ -144,6 +144,36 @@ describeWith('CHROMIUM', 'the dashboard in headless chromium, offline', (chromiu
     await page.close();
   }, 60_000);
 
+  it('when the user drags the chart back in time, then older windows are loaded until the first candle', async () => {
+    const { page, errors } = await open(await srv.key('pro'), 'spot/BTC-USDT/1h');
+    // The newest 500 of the 800 hourly candles first.
+    expect(await page.getAttribute('#chart', 'data-first-time')).toBe(iso(T0 + 300 * HOUR));
+    const box = (await page.locator('#chart').boundingBox())!;
+    for (let i = 0; i < 12 && (await page.getAttribute('#chart', 'data-first-time')) !== iso(T0); i++) {
+      await page.mouse.move(box.x + 100, box.y + 120);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width - 100, box.y + 120, { steps: 8 });
+      await page.mouse.up();
+      await page.waitForTimeout(200);
+    }
+    expect(await page.getAttribute('#chart', 'data-first-time')).toBe(iso(T0));
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('when something ingests the market, then its ingest status and lag are shown; otherwise nothing is', async () => {
+    const eth = (await srv.services.store.series.idOf({ exchange: 'spot', symbol: 'ETH-USDT' }))!;
+    await srv.services.store.ingest.reportStatus([{ seriesId: eth, connected: true }], clock.now());
+    const { page, errors } = await open(await srv.key('pro'), 'spot/ETH-USDT/1m');
+    await page.waitForSelector('#ingest:not([hidden])');
+    expect(await page.textContent('#ingest')).toMatch(/^ingest connected · lag \d+ (s|min)$/);
+    await page.selectOption('#market', 'spot/BTC-USDT');
+    await page.locator('#legend-market', { hasText: 'BTC-USDT · spot' }).waitFor();
+    await page.waitForSelector('#ingest', { state: 'hidden' });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('when a wrong key is entered, then the refusal is shown and the key form comes back', async () => {
     const page = await browser.newPage();
     await page.goto(`${srv.url}/dashboard`);

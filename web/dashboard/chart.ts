@@ -130,6 +130,7 @@ export class MarketChart {
   /** Replace everything shown (a first window, or older history merged in by the caller). */
   render(data: ChartData): void {
     this.data = data;
+    this.host.dataset.firstTime = data.bars.length ? new Date(data.bars[0].time * 1000).toISOString() : '';
     this.candles.setData(data.bars);
     this.volume.setData(data.bars.map((b) => ({ time: b.time, value: b.volume, color: b.close >= b.open ? 'rgba(38,166,154,0.45)' : 'rgba(239,83,80,0.45)' })));
     for (const f of ['bb_upper', 'bb_middle', 'bb_lower', 'rsi_14', 'macd', 'macd_signal'] as const) this.lines[f]?.setData(line(data.features[f] ?? []));
