@@ -75,7 +75,7 @@ const COMMANDS: Record<string, Command> = {
         const t0 = performance.now();
         const result = await s.importer.importFunding(market, String(o.file));
         const t1 = performance.now();
-        await s.recompute.afterFundingChanged(result.seriesId);
+        await s.recompute.afterFundingChanged(result.seriesId, result.from ?? undefined, result.to ?? undefined);
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
       });
     },

@@ -198,7 +198,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     features: new FeatureReadService(reads.features, store.series, store.features, tiers, clock),
     quality,
     featurePrecompute,
-    recompute: new RecomputeService(store, featurePrecompute, quality),
+    recompute: new RecomputeService(store, featurePrecompute, quality, publisher),
     importer: new ImportService(store, venues),
     seeder: new DemoSeedService(store, venues, featurePrecompute),
     health,

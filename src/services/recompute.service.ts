@@ -5,6 +5,7 @@
  */
 import type { Store } from '../db/store';
 import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
+import type { EventPublisher } from './events/event-publisher';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import type { QualityService } from './quality.service';
 
@@ -20,6 +21,8 @@ export class RecomputeService {
     private readonly store: Pick<Store, 'series' | 'candles' | 'locks' | 'transaction' | 'session'>,
     private readonly features: FeaturePrecomputeService,
     private readonly quality: QualityService,
+    /** Told what an import stored once it and its derivations committed (GraphQL subscriptions). */
+    private readonly events?: Pick<EventPublisher, 'candlesStored' | 'fundingStored'>,
   ) {}
 
   /**
@@ -58,13 +61,16 @@ export class RecomputeService {
     rows += await ownFeatures;
     const { symbol } = (await this.store.series.get(seriesId))!;
     await this.features.funding(symbol); // the premium reads both venues' 1h
+    // The candles, their rollups and their features are committed: a subscriber may ask for them.
+    await this.events?.candlesStored(seriesId, timeframe, startMs, endMs);
     await this.qualityOfSymbol(symbol, nowMs);
     return rows;
   }
 
-  /** After funding rates changed for one (perpetual) series. */
-  async afterFundingChanged(seriesId: number): Promise<void> {
+  /** After funding rates changed for one (perpetual) series, in [startMs, endMs] when known. */
+  async afterFundingChanged(seriesId: number, startMs?: number, endMs?: number): Promise<void> {
     await this.features.funding((await this.store.series.get(seriesId))!.symbol);
+    if (startMs !== undefined && endMs !== undefined) await this.events?.fundingStored(seriesId, startMs, endMs);
   }
 
   /** Recompute everything derived, for every series (`mds compute`). */

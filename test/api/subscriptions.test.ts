@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { CandleInput } from '../../src/domain/csv-rows';
 import type { Json } from '../helpers/json';
-import { startGateway } from '../helpers/processes';
+import { csvFile } from '../helpers/csv';
+import { runMds, startGateway } from '../helpers/processes';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
 import { describeWith, freshPostgres, serviceUrl } from '../helpers/services';
 import { connectWs, eventually, type WsSession } from '../helpers/ws-client';
@@ -208,6 +209,31 @@ describe.each(BUSES)('GraphQL subscriptions over WebSocket, events %s', (_bus, b
       expect(spot.next).toEqual([]);
     });
 
+    it('when candles are imported (the path of mds import), then candleClosed delivers the newest imported candles and the coarser ones they completed, at most 1,000 per timeframe, after the features', async () => {
+      const now = Date.UTC(2026, 2, 12, 0, 0, 30);
+      clock.set(now);
+      await srv.services.store.series.ensure({ exchange: 'spot', symbol: 'IMP-USDT' });
+      const s = open(await srv.key('pro'));
+      const q = (tf: string) => `subscription { candleClosed(exchange: "spot", symbol: "IMP-USDT", timeframe: "${tf}") { time close } }`;
+      const [m1, h1, d1] = ['1m', '1h', '1d'].map((tf) => s.subscribe(q(tf)));
+      for (const [sub, tf] of [[m1, '1m'], [h1, '1h'], [d1, '1d']] as const) {
+        await ready([sub], { type: 'candle', exchange: 'spot', symbol: 'IMP-USDT', timeframe: tf, candles: [PROBE_CANDLE] });
+      }
+      // Two days of minutes: 2,880 1m candles, 48 hours, 2 days.
+      const t0 = Date.UTC(2026, 2, 10);
+      const rows = ['time,open,high,low,close,volume'];
+      for (let i = 0; i < 2_880; i++) rows.push(`${new Date(t0 + i * MIN).toISOString()},${100 + (i % 7)},${110},${90},${100 + (i % 5)},2`);
+      const r = await srv.services.importer.importCandles({ exchange: 'spot', symbol: 'IMP-USDT' }, '1m', csvFile(rows));
+      await srv.services.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, now);
+      expect(await eventually(() => m1.next.length === 1_000 && h1.next.length === 48 && d1.next.length === 2)).toBe(true);
+      expect(m1.next[0].data.candleClosed.time).toBe(iso(t0 + 1_880 * MIN));
+      expect(m1.next.at(-1)!.data.candleClosed).toEqual({ time: iso(t0 + 2_879 * MIN), close: `${100 + (2_879 % 5)}.000000` });
+      expect(d1.next.map((n) => n.data.candleClosed.time)).toEqual([iso(t0), iso(t0 + 86_400_000)]);
+      // On receipt, the bar's features are there to be read.
+      const f = await srv.gql(`{ market(exchange: "spot", symbol: "IMP-USDT") { features(timeframe: "1h", names: ["twap_20"], start: "${iso(t0 + 47 * 3_600_000)}") { count } } }`, undefined, pro);
+      expect(((await f.json()) as Json).data.market.features.count).toBe(1);
+    });
+
     it('when subscriptions are open and events flow, then /metrics counts the sockets, the subscriptions, the events published and the values delivered', async () => {
       const s = open(await srv.key('pro'));
       const sub = s.subscribe('subscription { candleClosed(exchange: "spot", symbol: "BTC-USDT", timeframe: "1h") { time } }');
@@ -299,5 +325,24 @@ describeWith(['DATABASE_URL', 'REDIS_URL'], 'GraphQL subscriptions across two pr
     const event = heardByBoth();
     expect(event?.data.candleClosed).toEqual({ time: expect.any(String), close: expect.stringMatching(/^2\d\d\.000000$/) });
     expect(b.next).toContainEqual(event);
+  });
+
+  it('when mds import runs as its own process, then a client subscribed on a server process hears the imported candles', async () => {
+    const key = await here.key('pro');
+    const onThere = connectWs(there.url, key);
+    sessions.push(onThere);
+    const sub = onThere.subscribe('subscription { candleClosed(exchange: "spot", symbol: "XPROC-USDT", timeframe: "1h") { time close } }');
+    // Heard once open: a probe through the bus from this process.
+    for (let i = 0; i < 100 && sub.next.length === 0; i++) {
+      await here.services.events.publisher.publish({ type: 'candle', exchange: 'spot', symbol: 'XPROC-USDT', timeframe: '1h', candles: [{ time: 'probe', open: '0', high: '0', low: '0', close: '0', volume: '0' }] });
+      await eventually(() => sub.next.length > 0, 50);
+    }
+    sub.next.length = 0;
+    const t0 = Date.UTC(2026, 0, 5);
+    const file = csvFile(['time,open,high,low,close,volume', ...[0, 1, 2].map((h) => `${new Date(t0 + h * 3_600_000).toISOString()},1,5,0.5,${1.25 + h},10`)]);
+    const run = await runMds(['import', 'candles', '--exchange', 'spot', '--symbol', 'XPROC-USDT', '--timeframe', '1h', '--file', file], { DATABASE_URL: db.url, REDIS_URL: redisUrl });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(await eventually(() => sub.next.length === 3)).toBe(true);
+    expect(sub.next.map((n) => n.data.candleClosed)).toEqual([0, 1, 2].map((h) => ({ time: iso(t0 + h * 3_600_000), close: `${(1.25 + h).toFixed(2)}0000` })));
   });
 });

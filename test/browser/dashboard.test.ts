@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { HOUR, T0, iso, loadFixtures, perpClose } from '../helpers/fixtures';
+import { csvFile } from '../helpers/csv';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
 import { describeWith } from '../helpers/services';
 import { CHROMIUM_ARGS, SCREENSHOTS, offlinePage, type OfflinePage } from './offline-page';
@@ -195,19 +196,26 @@ describeWith('CHROMIUM', 'the dashboard in headless chromium, offline', (chromiu
     throw new Error(`never shown: ${selector}`);
   }
 
-  (SUBSCRIPTIONS ? it : it.skip)('when a candle and a funding rate are stored while the page is open, then they appear without a reload', async () => {
+  (SUBSCRIPTIONS ? it : it.skip)('when a candle and a funding rate are imported while the page is open, then they appear without a reload', async () => {
     const { page, errors } = await open(await srv.key('pro'), 'perp/BTC-USDT/1h');
     await page.waitForSelector('#live[data-status="live"]', { timeout: 15_000 });
     const time = T0 + 800 * HOUR;
     clock.set(time + HOUR + 30_000);
-    const series = { id: (await srv.services.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!, symbol: 'BTC-USDT' };
     const prev = perpClose(799);
     const close = perpClose(800) + 5;
-    // The live write path (ingestion and the demo feed store candles through it).
-    const candle = { time, open: String(prev), high: String(close + 1), low: String(prev - 1), close: String(close), volume: '4.5' };
-    await storeUntilShown(page, `#legend[data-last-time="${iso(time)}"]`, () => srv.services.writer.candles(series, '1h', [candle]));
+    // Imported as `mds import` does: the import, then its rollups, features and events.
+    const market = { exchange: 'perp', symbol: 'BTC-USDT' };
+    const candleCsv = csvFile(['time,open,high,low,close,volume', `${new Date(time).toISOString()},${prev},${close + 1},${prev - 1},${close},4.5`]);
+    await storeUntilShown(page, `#legend[data-last-time="${iso(time)}"]`, async () => {
+      const r = await srv.services.importer.importCandles(market, '1h', candleCsv);
+      await srv.services.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, clock.now());
+    });
     expect(await page.textContent('#legend-ohlc')).toContain(`C ${close.toFixed(4)}`);
-    await storeUntilShown(page, `#chart[data-last-funding="${iso(time)}"]`, () => srv.services.writer.funding(series, [{ time, rate: '0.00002500' }]));
+    const fundingCsv = csvFile(['time,rate', `${new Date(time).toISOString()},0.00002500`]);
+    await storeUntilShown(page, `#chart[data-last-funding="${iso(time)}"]`, async () => {
+      const r = await srv.services.importer.importFunding(market, fundingCsv);
+      await srv.services.recompute.afterFundingChanged(r.seriesId, r.from!, r.to!);
+    });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
