@@ -4,19 +4,9 @@
  * the same path.
  */
 import type { Router } from 'express';
-import { webPageRouter } from './web-pages';
+import { sameOriginPolicy, webPageRouter } from './web-pages';
 
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'self'",
-].join('; ');
+const CSP = sameOriginPolicy();
 
 export function dashboardRouter(webDir?: string): Router {
   return webPageRouter({ name: 'dashboard', csp: CSP }, webDir);

@@ -25,6 +25,25 @@ export interface WebPage {
   csp: string;
 }
 
+/**
+ * The Content-Security-Policy of a page: everything from this origin only; inline styles
+ * (charts and editors add <style> elements at run time), and web workers where asked.
+ */
+export function sameOriginPolicy({ workers = false }: { workers?: boolean } = {}): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    ...(workers ? ["worker-src 'self'"] : []),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+}
+
 function securityHeaders(res: Response, csp?: string): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   if (csp) res.setHeader('Content-Security-Policy', csp);
