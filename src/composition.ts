@@ -11,7 +11,7 @@ import { Venues } from './domain/venues';
 import { AccessService } from './services/access/access.service';
 import { CandlesService } from './services/candles.service';
 import { DemoSeedService } from './services/demo-seed.service';
-import { FeaturePrecomputeService } from './services/feature-precompute.service';
+import { CHUNK, FeaturePrecomputeService, writersFor } from './services/feature-precompute.service';
 import { FeatureReadService } from './services/feature-read.service';
 import { FundingService } from './services/funding.service';
 import { HealthService } from './services/health.service';
@@ -155,7 +155,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     clock,
     onChanged: (seriesId, records) => void publisher.qualityChanged(seriesId, records),
   });
-  const featurePrecompute = new FeaturePrecomputeService(store, venues);
+  const featurePrecompute = new FeaturePrecomputeService(store, venues, CHUNK, writersFor(config.databasePoolSize));
   const metrics = new Metrics(async (timeoutMs) => {
     const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
     return { features, quality };

@@ -16,8 +16,17 @@ import type { Venues } from '../domain/venues';
 export const LOOKBACK = 1_000;
 /** Bars computed and written per step of a long recompute. */
 export const CHUNK = 100_000;
-/** Chunk writes in flight at once (each on its own connection). */
-export const WRITERS = 2;
+/**
+ * Chunk writes in flight at once, each on its own connection, for a process whose pool holds
+ * `poolSize` connections: two when the pool has room for the most an import's recalculation
+ * then holds (the symbol's lock, the rollup transaction, and per timeframe the next chunk's
+ * read beside two writes: 7); otherwise one, and the recalculation runs one timeframe at a time
+ * (`RecomputeService.afterCandlesChanged`), as a smaller pool would make a connection wait
+ * longer than DATABASE_CONNECT_TIMEOUT.
+ */
+export function writersFor(poolSize: number): number {
+  return poolSize >= 8 ? 2 : 1;
+}
 
 /**
  * The rows from `first` on, as doubles (NaN where a value is null, which the write stores as
@@ -43,7 +52,8 @@ export class FeaturePrecomputeService {
     private readonly store: Pick<Store, 'series' | 'candles' | 'transaction'>,
     private readonly venues: Venues,
     private readonly chunk: number = CHUNK,
-    private readonly writers: number = WRITERS,
+    /** Chunk writes in flight at once (`writersFor`). */
+    readonly writers: number = 1,
   ) {}
 
   /**

@@ -46,19 +46,26 @@ export class RecomputeService {
   /** After candles of `timeframe` changed in [startMs, endMs] for one series; returns feature rows written. */
   async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number): Promise<number> {
     const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
-    // The features of the changed timeframe read only its candles, which are committed: they
-    // are computed while the coarser timeframes are rolled up (each on its own connections, so
-    // the server works on both at once), and each coarser timeframe's follow its rollup.
-    const ownFeatures = this.features.technical(seriesId, own, bucketStart(startMs, own));
-    ownFeatures.catch(() => undefined);
+    const rollUp = () => this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
     let rows = 0;
-    try {
-      await this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
-      for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
-    } finally {
-      await Promise.allSettled([ownFeatures]);
+    if (this.features.writers > 1) {
+      // The features of the changed timeframe read only its candles, which are committed: they
+      // are computed while the coarser timeframes are rolled up (on other connections, so the
+      // server works on both at once), and each coarser timeframe's follow its rollup.
+      const ownFeatures = this.features.technical(seriesId, own, bucketStart(startMs, own));
+      ownFeatures.catch(() => undefined);
+      try {
+        await rollUp();
+        for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+      } finally {
+        await Promise.allSettled([ownFeatures]);
+      }
+      rows += await ownFeatures;
+    } else {
+      // A small pool: one thing at a time (see writersFor).
+      await rollUp();
+      for (const tf of [own, ...coarser]) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
     }
-    rows += await ownFeatures;
     const { symbol } = (await this.store.series.get(seriesId))!;
     await this.features.funding(symbol); // the premium reads both venues' 1h
     // The candles, their rollups and their features are committed: a subscriber may ask for them.

@@ -3,9 +3,12 @@
  * what a full recompute over the whole history serves.
  */
 import { csvFile } from '../helpers/csv';
+import { openServices } from '../../src/composition';
 import { TECHNICAL_FEATURES } from '../../src/domain/technical-features';
-import { FeaturePrecomputeService } from '../../src/services/feature-precompute.service';
+import { FeaturePrecomputeService, writersFor } from '../../src/services/feature-precompute.service';
+import { testConfig } from '../helpers/config';
 import { storageCases, useServices } from '../helpers/databases';
+import { describeWith, freshPostgres } from '../helpers/services';
 
 const T0 = Date.UTC(2023, 0, 1);
 const HOUR = 3_600_000;
@@ -84,4 +87,22 @@ describe.each(storageCases())('incremental features on $name', (kase) => {
       volume: stored.map((x) => Number(x.v)),
     });
   });
+});
+
+describeWith('DATABASE_URL', 'the recalculation after an import with a small pool', (serverUrl) => {
+  it('when DATABASE_POOL_SIZE is below 8, then one chunk write at a time, one timeframe at a time, and every timeframe gets its features', async () => {
+    expect([3, 7, 8, 10].map(writersFor)).toEqual([1, 1, 2, 2]);
+    const db = await freshPostgres(serverUrl);
+    const small = await openServices(testConfig({ DATABASE_URL: db.url, DATABASE_POOL_SIZE: '3' }));
+    try {
+      expect(small.featurePrecompute.writers).toBe(1);
+      const r = await small.importer.importCandles({ exchange: 'spot', symbol: 'INC-USDT' }, '1h', csvFile(candles(0, 2060)));
+      await small.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, NOW);
+      const rows = await small.store.db.query<{ n: string }>("SELECT count(*)::text AS n FROM features WHERE timeframe IN ('1h', '4h', '1d')");
+      expect(rows[0].n).toBe(String(2060 + 515 + 86));
+    } finally {
+      await small.close();
+      await db.drop();
+    }
+  }, 60_000);
 });
