@@ -14,8 +14,12 @@ import type { CandleTimeframe } from '../domain/timeframe';
 import type { Venues } from '../domain/venues';
 
 export const LOOKBACK = 1_000;
-/** Bars computed and written per step of a long recompute. */
-export const CHUNK = 100_000;
+/**
+ * Bars computed and written per step of a long recompute: with two steps being written and
+ * one computed per timeframe, and two timeframes at once after an import, 50,000 keeps the
+ * import of a million 1m candles under 400 MB (100,000 peaked at 308-392 MB; bench/README.md).
+ */
+export const CHUNK = 50_000;
 /**
  * Chunk writes in flight at once, each on its own connection, for a process whose pool holds
  * `poolSize` connections: two when the pool has room for the most an import's recalculation
