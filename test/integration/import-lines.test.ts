@@ -101,4 +101,12 @@ describe.each(storageCases())('import of a file in blocks on $name', (kase) => {
     });
     expect(await s.store.series.idOf({ exchange: 'perp', symbol: 'BAD-USDT' })).toBeUndefined();
   }, 60_000);
+
+  it('when the header has a byte-order mark and blank lines hold only spaces, tabs or a BOM, then they are skipped and the rows imported', async () => {
+    const s = services();
+    const rs = rows().slice(0, 3);
+    const file = rawFile(['\uFEFFtime,open,high,low,close,volume', '   ', common(rs[0]), '\t', '\uFEFF', common(rs[1]), '', common(rs[2])].join('\r\n'));
+    const r = await s.importer.importCandles({ exchange: 'perp', symbol: 'BOM-USDT' }, '1m', file);
+    expect({ rows: r.rows, from: r.from, to: r.to }).toEqual({ rows: 3, from: T0, to: T0 + 2 * MINUTE });
+  });
 });
