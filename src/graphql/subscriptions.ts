@@ -83,9 +83,50 @@ const READ_OF: Record<string, 'candleEvents' | 'fundingEvents' | 'qualityEvents'
   qualityChanged: 'qualityEvents',
 };
 
+/** Documents kept parsed and validated (a dashboard sends a handful; 1,000 clients send the same ones). */
+export const CHECKED_DOCUMENTS = 500;
+
+/**
+ * The parse and validation of each document text, kept (least recently used out), as Apollo's
+ * document store does for HTTP: a burst of subscribes with one document costs one parse and one
+ * validation, and open subscriptions share one document instead of a copy each (measured: half
+ * of a subscription's memory, and a burst of 1,000 holding the event loop past the quota store's
+ * timeout; bench/README.md).
+ */
+class CheckedDocuments {
+  private readonly cache = new Map<string, { document: DocumentNode } | { errors: readonly GraphQLError[] }>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  checked(text: string): { document: DocumentNode } | { errors: readonly GraphQLError[] } {
+    let entry = this.cache.get(text);
+    if (entry) {
+      this.cache.delete(text);
+    } else {
+      entry = this.check(text);
+      if (this.cache.size >= CHECKED_DOCUMENTS) this.cache.delete(this.cache.keys().next().value!);
+    }
+    this.cache.set(text, entry);
+    return entry;
+  }
+
+  private check(text: string): { document: DocumentNode } | { errors: readonly GraphQLError[] } {
+    let document: DocumentNode;
+    try {
+      document = parse(text);
+    } catch (err) {
+      return { errors: [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
+    }
+    const invalid = validate(this.schema, document);
+    if (invalid.length) return { errors: invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
+    return { document };
+  }
+}
+
 /** Serve graphql-ws on `server`'s upgrades to /graphql; returns the stopper (closes every socket). */
 export function attachSubscriptions(server: http.Server, d: SubscriptionServerDeps): { sockets(): number; stop(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const documents = new CheckedDocuments(d.schema);
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/graphql') {
@@ -124,26 +165,29 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
         try {
           const quota = await d.access.countRequest(principal);
           refuseDeepNesting([payload.query]);
-          let document: DocumentNode;
-          try {
-            document = parse(payload.query);
-          } catch (err) {
-            return [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED', request_id: requestId } })];
-          }
-          const invalid = validate(d.schema, document);
-          if (invalid.length) return invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED', request_id: requestId } }));
+          const checked = documents.checked(payload.query);
+          if ('errors' in checked) return checked.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, request_id: requestId } }));
+          const { document } = checked;
           const operation = getOperationAST(document, payload.operationName);
           if (!operation) throw new AppError('INVALID_PARAMETER', 'no operation of that name in the document', { parameter: 'operationName' });
           const variables = getVariableValues(d.schema, operation.variableDefinitions ?? [], payload.variables ?? {});
           if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'INVALID_PARAMETER', request_id: requestId } }));
           refuseComplexOperation(d.reads, document, operation, payload.variables ?? {}, d.clock());
+          // A subscription keeps its context for as long as it is open: the logger and the
+          // loaders (which only queries use) are made on first use, not for every subscription.
+          let log: GqlContext['log'] | undefined;
+          let loaders: GqlContext['loaders'] | undefined;
           const contextValue: GqlContext = {
             requestId,
-            log: d.logger.child({ request_id: requestId }),
+            get log() {
+              return (log ??= d.logger.child({ request_id: requestId }));
+            },
             principal,
             quota,
             limitField: d.limitField,
-            loaders: createLoaders(d.loaders, principal),
+            get loaders() {
+              return (loaders ??= createLoaders(d.loaders, principal));
+            },
             noteError: () => undefined,
           };
           if (operation.operation === 'subscription') {
