@@ -47,18 +47,23 @@ export class RecomputeService {
   async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number): Promise<number> {
     const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
     const rollUp = () => this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
+    const { symbol } = (await this.store.series.get(seriesId))!;
     let rows = 0;
+    let quality: Promise<void> | undefined;
     if (this.features.writers > 1) {
       // The features of the changed timeframe read only its candles, which are committed: they
       // are computed while the coarser timeframes are rolled up (on other connections, so the
-      // server works on both at once), and each coarser timeframe's follow its rollup.
+      // server works on both at once), and each coarser timeframe's follow its rollup. Quality
+      // reads only candles: it is scored once the rollups committed, beside the features.
       const ownFeatures = this.features.technical(seriesId, own, bucketStart(startMs, own));
       ownFeatures.catch(() => undefined);
       try {
         await rollUp();
+        quality = this.qualityOfSymbol(symbol, nowMs);
+        quality.catch(() => undefined);
         for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
       } finally {
-        await Promise.allSettled([ownFeatures]);
+        await Promise.allSettled([ownFeatures, quality]);
       }
       rows += await ownFeatures;
     } else {
@@ -66,11 +71,10 @@ export class RecomputeService {
       await rollUp();
       for (const tf of [own, ...coarser]) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
     }
-    const { symbol } = (await this.store.series.get(seriesId))!;
     await this.features.funding(symbol); // the premium reads both venues' 1h
     // The candles, their rollups and their features are committed: a subscriber may ask for them.
     await this.events?.candlesStored(seriesId, timeframe, startMs, endMs);
-    await this.qualityOfSymbol(symbol, nowMs);
+    await (quality ?? this.qualityOfSymbol(symbol, nowMs));
     return rows;
   }
 
