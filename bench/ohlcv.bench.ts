@@ -10,9 +10,11 @@
  *  3. a 304 revalidation (If-None-Match with the page's ETag) against the full 10k page;
  *  4. limit=100 pages at 32 connections (autocannon), gateway and floor throughput.
  * The bodies are checked first (gateway bytes equal to the floor's; GraphQL rows equal to
- * REST's). Sequential requests on one keep-alive connection, identity encoding, in
- * `--rounds` rounds that visit every path in turn (the order rotating each round), so the
- * machine's drift falls on all of them alike; `--runs` repeats the whole measurement.
+ * REST's). Sequential requests on one keep-alive connection, identity encoding. Each
+ * comparison (REST/floor, GraphQL rows/REST, ...) is measured as its own pair: `--rounds`
+ * rounds of `--per-round` requests of each path, the order flipping every round, so the
+ * machine's drift falls on both alike and neither pays for a third path's garbage; `--runs`
+ * repeats them; then every path in one rotation, for reference.
  *
  *   npm run build && node dist/bench/ohlcv.bench.js [--rounds 25] [--per-round 4] [--runs 2] [--seconds 10] [--skip-formats]
  */
@@ -51,6 +53,20 @@ async function alternate(paths: Path[], rounds: number, perRound: number): Promi
   }
   for (const a of agents) a.destroy();
   return samples;
+}
+
+/**
+ * The ratio of the two paths' medians within each round (`perRound` samples each, taken back to
+ * back), then the median and quartiles of those ratios over the rounds: drift of the machine
+ * between rounds cancels out.
+ */
+function roundRatios(a: readonly number[], b: readonly number[], perRound: number): string {
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  const ratios: number[] = [];
+  for (let i = 0; i + perRound <= a.length; i += perRound) ratios.push(median(a.slice(i, i + perRound)) / median(b.slice(i, i + perRound)));
+  ratios.sort((x, y) => x - y);
+  const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))].toFixed(2);
+  return `${at(0.5)} [${at(0.25)}, ${at(0.75)}]`;
 }
 
 async function main(): Promise<void> {
@@ -113,33 +129,44 @@ async function main(): Promise<void> {
 
     // Warm-up: JIT, connection pools, PostgreSQL's caches.
     await alternate(paths, 3, 2);
+    const byName = new Map(paths.map((p) => [p.name, p]));
+    // Each comparison on its own: its two paths alternate (the order flipping every round), so
+    // neither pays for the garbage a third path left in the gateway, and the machine's drift
+    // falls on both alike.
+    const PAIRS: Array<[string, string]> = [
+      ['REST ohlcv', 'floor ohlcv'],
+      ['GraphQL rows', 'REST ohlcv'],
+      ['GraphQL columns', 'REST ohlcv'],
+      ['REST features', 'floor features'],
+      ['REST ohlcv 304', 'REST ohlcv'],
+    ];
+    if (!values['skip-formats']) {
+      PAIRS.push(['ohlcv parquet', 'REST ohlcv'], ['ohlcv arrow', 'REST ohlcv'], ['features parquet', 'REST features'], ['features arrow', 'REST features']);
+    }
     const runs = Number(values.runs);
     for (let run = 1; run <= runs; run++) {
-      const samples = await alternate(paths, Number(values.rounds), Number(values['per-round']));
-      const p50 = (name: string) => summarize(samples.get(name)!).p50;
-      const x = (a: string, b: string) => Math.round((p50(a) / p50(b)) * 100) / 100;
-      console.log(`\nrun ${run}: ${values.rounds} rounds x ${values['per-round']} sequential requests per path (ms)`);
-      console.table(
-        paths.map((p) => {
-          const s = summarize(samples.get(p.name)!);
-          return { path: p.name, n: samples.get(p.name)!.length, p50: s.p50, p99: s.p99, 'body bytes': p.expect === 304 ? 0 : bodies.get(p.name)!.bytes };
-        }),
-      );
-      const ratios: Record<string, number> = {
-        'REST ohlcv / floor ohlcv': x('REST ohlcv', 'floor ohlcv'),
-        'GraphQL rows / REST ohlcv': x('GraphQL rows', 'REST ohlcv'),
-        'GraphQL columns / REST ohlcv': x('GraphQL columns', 'REST ohlcv'),
-        'REST features / floor features': x('REST features', 'floor features'),
-        '304 / REST ohlcv': x('REST ohlcv 304', 'REST ohlcv'),
-      };
-      if (!values['skip-formats']) {
-        ratios['ohlcv parquet / REST ohlcv'] = x('ohlcv parquet', 'REST ohlcv');
-        ratios['ohlcv arrow / REST ohlcv'] = x('ohlcv arrow', 'REST ohlcv');
-        ratios['features parquet / REST features'] = x('features parquet', 'REST features');
-        ratios['features arrow / REST features'] = x('features arrow', 'REST features');
+      console.log(`\nrun ${run}: each pair alternating, ${values.rounds} rounds x ${values['per-round']} sequential requests per path (ms)`);
+      const rows = [];
+      for (const [a, b] of PAIRS) {
+        const samples = await alternate([byName.get(a)!, byName.get(b)!], Number(values.rounds), Number(values['per-round']));
+        const sa = summarize(samples.get(a)!);
+        const sb = summarize(samples.get(b)!);
+        rows.push({
+          comparison: `${a} / ${b}`,
+          [`p50`]: `${sa.p50} / ${sb.p50}`,
+          ratio: Math.round((sa.p50 / sb.p50) * 100) / 100,
+          'round ratios: median [q1, q3]': roundRatios(samples.get(a)!, samples.get(b)!, Number(values['per-round'])),
+          p99: `${sa.p99} / ${sb.p99}`,
+          bytes: `${a.endsWith('304') ? 0 : bodies.get(a)!.bytes} / ${bodies.get(b)!.bytes}`,
+        });
       }
-      console.table(ratios);
+      console.table(rows);
     }
+    // The same paths all in one rotation (a gateway request also pays for the garbage of the
+    // heavier paths before it): for reference.
+    const samples = await alternate(paths, Number(values.rounds), Number(values['per-round']));
+    console.log('\nall paths in one rotation (ms)');
+    console.table(paths.map((p) => ({ path: p.name, ...summarize(samples.get(p.name)!), 'body bytes': p.expect === 304 ? 0 : bodies.get(p.name)!.bytes })));
 
     const floorSmall = await load(`${floor.url}/ohlcv?series=${seriesId}&${market}&limit=100`, 32, Number(values.seconds));
     const before = rssMb(gateway.pid);

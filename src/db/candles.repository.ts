@@ -152,17 +152,21 @@ export class CandlesRepository {
 
   /** Up to `limit` candles per series in [start, end], ascending. */
   async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Map<number, Candle[]>> {
-    const opts = { prepare: true, textRows: true };
     if (ids.length === 1) {
-      const rows = await this.db.query<TextRow>(PAGE_SQL, [ids[0], timeframe, start, end, limit], opts);
-      return new Map([[ids[0], rows.map((r) => candleOf(r, 0))]]);
+      // Each row becomes its candle as it arrives: the driver's rows are never all held at once.
+      const candles = await this.db.query<Candle>(PAGE_SQL, [ids[0], timeframe, start, end, limit], { prepare: true, textRows: true, mapRow: (r: TextRow) => candleOf(r, 0) });
+      return new Map([[ids[0], candles]]);
     }
     const out = new Map<number, Candle[]>();
-    for (const r of await this.db.query<TextRow>(PAGES_SQL, [ids, timeframe, start, end, limit], opts)) {
-      const id = Number(r[0]);
+    const rows = await this.db.query<[number, Candle]>(PAGES_SQL, [ids, timeframe, start, end, limit], {
+      prepare: true,
+      textRows: true,
+      mapRow: (r: TextRow) => [Number(r[0]), candleOf(r, 1)],
+    });
+    for (const [id, candle] of rows) {
       let list = out.get(id);
       if (!list) out.set(id, (list = []));
-      list.push(candleOf(r, 1));
+      list.push(candle);
     }
     return out;
   }

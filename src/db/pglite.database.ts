@@ -22,7 +22,7 @@ function sessionOf(q: PGlite | Transaction): SqlSession {
     async query<R extends object>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
       const options = opts.textRows ? { rowMode: 'array' as const, parsers: textParsers } : { parsers };
       const res = await q.query<R>(text, params, options).catch(mapUnavailable);
-      return res.rows;
+      return opts.mapRow ? (res.rows.map(opts.mapRow as (r: R) => R)) : res.rows;
     },
     async exec(script) {
       await q.exec(script);

@@ -15,6 +15,15 @@ import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-i
 import { GraphQLError, execute, getVariableValues, printSchema, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
+/**
+ * Leaf values are written as the resolvers return them, without a call of the scalar's
+ * `serialize` per value (60,000 calls on a 10,000-row page: 1.4 ms of its 1.9 ms of execution).
+ * Safe here because the schema has only the built-in scalars and every resolver returns the
+ * domain types TypeScript checks against them (strings for String, numbers for Int and Float);
+ * the corpus test (test/api/graphql-compiled.test.ts) compares the answers with graphql-js's.
+ */
+const COMPILER_OPTIONS = { disableLeafSerialization: true };
+
 /** Compiled documents kept (a dashboard sends a handful; each compiled one is a few KB). */
 export const COMPILED_CACHE_SIZE = 500;
 
@@ -41,7 +50,7 @@ export function compiledExecutor(schema: GraphQLSchema, cacheSize = COMPILED_CAC
     // No operation of that name (or an ambiguous document): graphql-js says so, as before.
     const compiled = rc.operation
       ? compiledFor(`${rc.queryHash}\u0000${operationName ?? ''}`, () => {
-          const c = compileQuery(schema, rc.document, operationName);
+          const c = compileQuery(schema, rc.document, operationName, COMPILER_OPTIONS);
           return isCompiledQuery(c) ? c : null;
         })
       : null;
