@@ -3,6 +3,7 @@
  * the merging of pages. Pure: no DOM, no chart.
  */
 import type { UTCTimestamp } from 'lightweight-charts';
+import type { Candle } from '../../src/domain/market';
 
 export const TIMEFRAMES = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
 export type Timeframe = (typeof TIMEFRAMES)[number];
@@ -37,14 +38,8 @@ export interface CandleColumns {
   volume: string[];
 }
 
-export interface Candle {
-  time: string;
-  open: string;
-  high: string;
-  low: string;
-  close: string;
-  volume: string;
-}
+/** A candle as the API serves it: the domain's type (the same strings over GraphQL). */
+export type { Candle };
 
 export function barsOf(c: CandleColumns): Bar[] {
   return c.time.map((t, i) => ({ time: seconds(t), open: +c.open[i], high: +c.high[i], low: +c.low[i], close: +c.close[i], volume: +c.volume[i] }));
