@@ -1,7 +1,7 @@
 /**
- * Candles: the hot page read (stored values rendered in JS, bench/README.md), coverage,
- * bulk upserts at COPY speed, rollups, the history the feature precompute computes on, and the
- * candle reads behind the quality score.
+ * Candles: the hot page read (its SQL and the rendering of its rows in candle-pages.ts),
+ * coverage, bulk upserts at COPY speed, rollups, the history the feature precompute computes on
+ * (read by candle-history.ts), and the candle reads behind the quality score.
  *
  * Page reads take a list of series, so one statement serves one REST request or a whole
  * DataLoader batch of GraphQL fields.
@@ -9,92 +9,15 @@
 import { AsciiText } from '../domain/ascii-text';
 import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput } from '../domain/csv-rows';
-import { fixedPlaces } from '../domain/decimal';
 import type { Candle, Coverage, Page } from '../domain/market';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
+import { PAGE_SQL, PAGES_SQL, candleJson, candleOf } from './candle-pages';
+import { historyOf, type CandleHistory } from './candle-history';
 import type { SqlSession, TextRow } from './database';
-import { apiTimeOfEpoch, sqlEpochMs, sqlEpochSeconds, sqlTime } from './sql';
+import { apiTimeOfEpoch, sqlEpochMs, sqlTime } from './sql';
 
-const PAGE_RANGE = `timeframe = $2 AND time >= $3 AND time <= $4 ORDER BY time LIMIT $5`;
-
-/**
- * The page read of one series (a REST request): $1 series id, $2 timeframe, $3 start, $4 end,
- * $5 rows; a range scan of the primary key. Values come as stored and are rendered in JS
- * (`candleOf`): PostgreSQL's to_char and round() per value cost more than the scan itself.
- */
-const PAGE_SQL = `SELECT ${sqlEpochSeconds('time')}, open, high, low, close, volume FROM candles WHERE series_id = $1 AND ${PAGE_RANGE}`;
-
-/** The same for several series (a GraphQL batch): $1 series ids, one range scan each. */
-const PAGES_SQL = `SELECT s.id, ${sqlEpochSeconds('c.time')}, c.open, c.high, c.low, c.close, c.volume
-FROM unnest($1::int[]) AS s(id)
-CROSS JOIN LATERAL (SELECT time, open, high, low, close, volume FROM candles WHERE series_id = s.id AND ${PAGE_RANGE}) c`;
-
-/** One of the candle values of a page row: PostgreSQL's text, served with 6 places. */
-const six = (v: string | null) => fixedPlaces(v!, 6);
-
-/** A candle from the text of a page row whose time is at index `at`. */
-function candleOf(r: TextRow, at: number): Candle {
-  return {
-    time: apiTimeOfEpoch(r[at]!),
-    open: six(r[at + 1]),
-    high: six(r[at + 2]),
-    low: six(r[at + 3]),
-    close: six(r[at + 4]),
-    volume: six(r[at + 5]),
-  };
-}
-
-/**
- * A page row (time first) as the JSON object text of its candle. The names are the domain's,
- * which REST shares; every value is PostgreSQL's text of a number, so nothing needs escaping.
- */
-function candleJson(r: TextRow): string {
-  return `{"time":"${apiTimeOfEpoch(r[0]!)}","open":"${six(r[1])}","high":"${six(r[2])}","low":"${six(r[3])}","close":"${six(r[4])}","volume":"${six(r[5])}"}`;
-}
-
-/** Candles of one series as floats, oldest first (the feature precompute's input). */
-export interface CandleHistory {
-  time: number[];
-  open: number[];
-  high: number[];
-  low: number[];
-  close: number[];
-  volume: number[];
-}
-
-/** Where the line starting at `at` ends (its newline, or the end of the text). */
-function lineEnd(text: string, at: number): number {
-  const nl = text.indexOf('\n', at);
-  return nl < 0 ? text.length : nl;
-}
-
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-
-/**
- * Number(text.slice(start, end)) for PostgreSQL's text of a number. A plain decimal whose
- * digits fit an exact integer (below 2^53) with at most 22 decimals is that integer divided by
- * a power of ten, both exact, so the one rounding of the division gives the same double
- * (Clinger's fast path) without a string per value; anything else goes through Number().
- */
-function numberIn(text: string, start: number, end: number): number {
-  let i = start;
-  const neg = text.charCodeAt(i) === 45;
-  if (neg) i++;
-  let mantissa = 0;
-  let decimals = -1;
-  for (; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46 && decimals < 0) decimals = 0;
-    else if (c >= 48 && c <= 57) {
-      mantissa = mantissa * 10 + (c - 48);
-      if (decimals >= 0) decimals++;
-    } else return Number(text.slice(start, end));
-  }
-  if (i === (neg ? start + 1 : start) || mantissa > Number.MAX_SAFE_INTEGER || decimals > 22) return Number(text.slice(start, end));
-  const v = decimals > 0 ? mantissa / POW10[decimals] : mantissa;
-  return neg ? -v : v;
-}
+export type { CandleHistory };
 
 export interface CoverageRow extends Coverage {
   seriesId: number;
@@ -335,18 +258,6 @@ export class CandlesRepository {
       [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), lookback, limit],
       { prepare: true },
     );
-    const h: CandleHistory = { time: [], open: [], high: [], low: [], close: [], volume: [] };
-    if (r.s === null) return h;
-    const columns = [h.time, h.open, h.high, h.low, h.close, h.volume];
-    const text = r.s;
-    let at = 0;
-    while (at < text.length) {
-      for (let c = 0; c < 6; c++) {
-        const end = c < 5 ? text.indexOf(',', at) : lineEnd(text, at);
-        columns[c].push(numberIn(text, at, end));
-        at = end + 1;
-      }
-    }
-    return h;
+    return historyOf(r.s);
   }
 }

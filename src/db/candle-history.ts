@@ -1,0 +1,64 @@
+/**
+ * The feature precompute's candle history: the text PostgreSQL aggregates a range of candles
+ * into (`epoch_ms,open,high,low,close,volume` lines) read into arrays of doubles by offsets, with
+ * no string per value.
+ */
+
+/** Candles of one series as floats, oldest first (the feature precompute's input). */
+export interface CandleHistory {
+  time: number[];
+  open: number[];
+  high: number[];
+  low: number[];
+  close: number[];
+  volume: number[];
+}
+
+/** Where the line starting at `at` ends (its newline, or the end of the text). */
+function lineEnd(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? text.length : nl;
+}
+
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * Number(text.slice(start, end)) for PostgreSQL's text of a number. A plain decimal whose
+ * digits fit an exact integer (below 2^53) with at most 22 decimals is that integer divided by
+ * a power of ten, both exact, so the one rounding of the division gives the same double
+ * (Clinger's fast path) without a string per value; anything else goes through Number().
+ */
+function numberIn(text: string, start: number, end: number): number {
+  let i = start;
+  const neg = text.charCodeAt(i) === 45;
+  if (neg) i++;
+  let mantissa = 0;
+  let decimals = -1;
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 && decimals < 0) decimals = 0;
+    else if (c >= 48 && c <= 57) {
+      mantissa = mantissa * 10 + (c - 48);
+      if (decimals >= 0) decimals++;
+    } else return Number(text.slice(start, end));
+  }
+  if (i === (neg ? start + 1 : start) || mantissa > Number.MAX_SAFE_INTEGER || decimals > 22) return Number(text.slice(start, end));
+  const v = decimals > 0 ? mantissa / POW10[decimals] : mantissa;
+  return neg ? -v : v;
+}
+
+/** The candles of a history text (null: none), oldest first. */
+export function historyOf(text: string | null): CandleHistory {
+  const h: CandleHistory = { time: [], open: [], high: [], low: [], close: [], volume: [] };
+  if (text === null) return h;
+  const columns = [h.time, h.open, h.high, h.low, h.close, h.volume];
+  let at = 0;
+  while (at < text.length) {
+    for (let c = 0; c < 6; c++) {
+      const end = c < 5 ? text.indexOf(',', at) : lineEnd(text, at);
+      columns[c].push(numberIn(text, at, end));
+      at = end + 1;
+    }
+  }
+  return h;
+}
