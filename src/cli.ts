@@ -207,7 +207,8 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     const config = loadConfig();
     const logger = createLogger(config.logLevel, cmd.logsToStdout ? undefined : pino.destination(2));
-    services = await openServices(config, { migrate: name !== 'migrate', logger });
+    // The commands write and compute on the primary: no replica pools (DATABASE_REPLICA_URLS).
+    services = await openServices(config, { migrate: name !== 'migrate', logger, readReplicas: false });
     const out = await cmd.run(services, values);
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');
     return 0;

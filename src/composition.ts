@@ -5,6 +5,7 @@
 import type { Config } from './config';
 import { migrate } from './db/migrator';
 import { openDatabase } from './db/open-database';
+import { ReplicaRouter } from './db/replica-router';
 import { Store } from './db/store';
 import { marketReads, type MarketReads } from './domain/params/reads';
 import { Venues } from './domain/venues';
@@ -14,7 +15,7 @@ import { DemoSeedService } from './services/demo-seed.service';
 import { CHUNK, FeaturePrecomputeService, writersFor } from './services/feature-precompute.service';
 import { FeatureReadService } from './services/feature-read.service';
 import { FundingService } from './services/funding.service';
-import { HealthService } from './services/health.service';
+import { HealthService, replicaHealth } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
 import { MarketsService } from './services/markets.service';
@@ -85,6 +86,11 @@ export interface OpenOptions {
   eventPrefix?: string;
   /** Where services log (default: JSON to stdout at LOG_LEVEL). */
   logger?: Logger;
+  /**
+   * Serve the data reads from DATABASE_REPLICA_URLS when set (default true). The `mds` commands
+   * write, so they open no replica pools.
+   */
+  readReplicas?: boolean;
 }
 
 /** The live-ingestion settings of the configuration, the backfill start resolved against `nowMs`. */
@@ -107,7 +113,21 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     await db.close();
     throw err;
   }
-  const store = new Store(db);
+  // Read replicas: pools of their own and a poll of their positions (src/db/replica-router.ts);
+  // only the read services get them, through store.reads.
+  const replicas =
+    db.kind === 'postgres' && config.databaseUrl && config.databaseReplicaUrls.length && opts.readReplicas !== false
+      ? new ReplicaRouter(db, {
+          primaryUrl: config.databaseUrl,
+          urls: config.databaseReplicaUrls,
+          maxLagMs: config.replicaMaxLagMs,
+          poolSize: config.databasePoolSize,
+          connectTimeoutMs: config.databaseConnectTimeoutMs,
+          queryTimeoutMs: config.databaseQueryTimeoutMs,
+        })
+      : undefined;
+  replicas?.start();
+  const store = new Store(db, replicas);
   // Ingestion on PostgreSQL has a pool of its own (pg connects on first use: nothing is opened
   // where nothing ingests): an API burst never delays live data, and ingestion never takes the
   // API's connections. PGlite has one connection either way.
@@ -135,6 +155,9 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const bus: EventBus = config.redisUrl
     ? new RedisEventBus({ url: config.redisUrl, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: redis') })
     : new MemoryEventBus();
+  // Read-your-writes: the commit position of every event this process hears keeps its reads on
+  // the primary until the replicas have replayed it (the ones it publishes: EventPublisher).
+  if (replicas) bus.listen((e) => store.readAfter(e.lsn));
   const publisher = new EventPublisher({
     bus,
     store,
@@ -151,6 +174,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     quality: store.quality,
     ingest: store.ingest,
     locks: store.locks,
+    reads: store.reads,
     tiers,
     clock,
     onChanged: (seriesId, records) => void publisher.qualityChanged(seriesId, records),
@@ -178,6 +202,11 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     await quotaStore.ping();
     return { kind: quotaStore.kind };
   });
+  if (replicas) {
+    // Replicas out of the rotation show here; reads fall back to the primary, so never a 503.
+    health.register('replicas', async () => replicaHealth(store.replicaStats()!), { critical: false });
+    metrics.replicaStats(() => store.replicaStats());
+  }
   if (config.ingest.symbols.length) {
     // Ingestion problems show here; they never make /health a 503 (docs/DECISIONS.md).
     health.register('ingest', async () => ({ role: ingestStatus.role, venues: ingestStatus.venues() }), { critical: false });
@@ -191,11 +220,11 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     quotaStore,
     access,
     keys: new KeysService(store.keys, (hash) => access.forget(hash)),
-    candles: new CandlesService(reads.ohlcv, store.series, store.candles, tiers, clock),
-    funding: new FundingService(reads.funding, venues, store.series, store.funding, tiers, clock),
-    multiAsset: new MultiAssetService(reads.multiAsset, venues, store.series, store.multiAsset, tiers, clock),
-    markets: new MarketsService(reads, store.series, store.candles, store.ingest, clock),
-    features: new FeatureReadService(reads.features, store.series, store.features, tiers, clock),
+    candles: new CandlesService(reads.ohlcv, store.reads.series, store.reads.candles, tiers, clock),
+    funding: new FundingService(reads.funding, venues, store.reads.series, store.reads.funding, tiers, clock),
+    multiAsset: new MultiAssetService(reads.multiAsset, venues, store.reads.series, store.reads.multiAsset, tiers, clock),
+    markets: new MarketsService(reads, store.reads.series, store.reads.candles, store.reads.ingest, clock),
+    features: new FeatureReadService(reads.features, store.reads.series, store.reads.features, tiers, clock),
     quality,
     featurePrecompute,
     recompute: new RecomputeService(store, featurePrecompute, quality, publisher),

@@ -72,6 +72,10 @@ const schema = z
     // Bounded waits on PostgreSQL, so a server that is down or silent gives a quick 503.
     DATABASE_CONNECT_TIMEOUT: duration('3s').refine((ms) => ms >= 100 && ms <= 300_000, 'must be between 100ms and 5m'),
     DATABASE_QUERY_TIMEOUT: duration('15s').refine((ms) => ms >= 100 && ms <= 3_600_000, 'must be between 100ms and 1h'),
+    // Streaming standbys of DATABASE_URL for the API's data reads (docs/ARCHITECTURE.md, Read replicas).
+    DATABASE_REPLICA_URLS: optionalString,
+    // The replicas' positions are polled every second: a bound under that would drop them between polls.
+    REPLICA_MAX_LAG: duration('5s').refine((ms) => ms >= 1_000 && ms <= 3_600_000, 'must be between 1s and 1h'),
     DATA_DIR: z.string().min(1).default('./data'),
     REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
       message: 'must be a redis:// or rediss:// URL',
@@ -125,6 +129,14 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: [key], message: (err as Error).message });
       }
     }
+    if (c.DATABASE_REPLICA_URLS !== undefined) {
+      try {
+        parseReplicaUrls(c.DATABASE_REPLICA_URLS);
+        if (c.DATABASE_URL === undefined) throw new Error('needs DATABASE_URL (replicas are standbys of a PostgreSQL server)');
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: (err as Error).message });
+      }
+    }
     try {
       resolveTierLimits(c.TIER_LIMITS);
     } catch (err) {
@@ -142,6 +154,10 @@ export interface Config {
   databaseConnectTimeoutMs: number;
   /** Longest run of one statement outside sessions and transactions (the API's reads), ms. */
   databaseQueryTimeoutMs: number;
+  /** Streaming standbys of `databaseUrl` serving the API's data reads; empty: every read on the primary. */
+  databaseReplicaUrls: string[];
+  /** A replica serves reads only while it has replayed the primary's WAL position of at most this long ago, ms. */
+  replicaMaxLagMs: number;
   dataDir: string;
   redisUrl?: string;
   adminToken?: string;
@@ -180,6 +196,14 @@ export interface IngestConfig {
   binance: { apiUrl: string; wsUrl: string; weightPerMinute: number };
 }
 
+/** A comma-separated list of PostgreSQL URLs (blank items dropped, duplicates refused). */
+function parseReplicaUrls(text: string): string[] {
+  const urls = text.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const u of urls) if (!/^postgres(ql)?:\/\//.test(u) || !URL.canParse(u)) throw new Error(`${u.replace(/\/\/[^@/]*@/, '//…@')}: must be a postgres:// or postgresql:// URL`);
+  if (new Set(urls).size !== urls.length) throw new Error('lists one URL twice');
+  return urls;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -202,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: c.DATABASE_POOL_SIZE,
     databaseConnectTimeoutMs: c.DATABASE_CONNECT_TIMEOUT,
     databaseQueryTimeoutMs: c.DATABASE_QUERY_TIMEOUT,
+    databaseReplicaUrls: c.DATABASE_REPLICA_URLS === undefined ? [] : parseReplicaUrls(c.DATABASE_REPLICA_URLS),
+    replicaMaxLagMs: c.REPLICA_MAX_LAG,
     dataDir: path.resolve(c.DATA_DIR),
     redisUrl: c.REDIS_URL,
     adminToken: c.ADMIN_TOKEN,

@@ -144,7 +144,8 @@ function sessionOf(client: pg.PoolClient): SqlSession {
   };
 }
 
-export function createPostgresDatabase(opts: PostgresOptions): Database {
+/** The pool of one server, with every wait bounded (above). */
+function boundedPool(opts: PostgresOptions): { pool: pg.Pool; readTimeoutMs: number } {
   const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const readTimeoutMs = queryTimeoutMs + QUERY_GRACE_MS;
   const pool = new pg.Pool({
@@ -164,7 +165,49 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   // silent server never answers with the statement timeout. Checked-out clients keep none.
   const poolQuery = pool.query.bind(pool) as PoolQuery;
   (pool as unknown as { query: PoolQuery }).query = (config, values, cb) => poolQuery(withReadTimeout(config, readTimeoutMs), values, cb);
+  return { pool, readTimeoutMs };
+}
 
+/** One statement on a pooled connection, bounded by the pool's read timeout (or a shorter one of its own). */
+function pooledQuery(pool: pg.Pool, readTimeoutMs: number): SqlSession['query'] {
+  return async <R extends object>(text: string, params: unknown[] = [], qo: QueryOptions = {}) => {
+    const client = await pool.connect().catch(mapUnavailable);
+    // A connection dropping under the statement reaches it as an error; without a listener
+    // the client's 'error' event would crash the process (as in `checkout`).
+    const onError = () => undefined;
+    client.on('error', onError);
+    let failure: Error | undefined;
+    try {
+      const res = await run(client, queryConfig(text, params, qo), Math.min(qo.timeoutMs ?? readTimeoutMs, readTimeoutMs), qo.mapRow);
+      return res.rows as R[];
+    } catch (err) {
+      failure = err as Error;
+      return mapUnavailable(err);
+    } finally {
+      client.removeListener('error', onError);
+      // As pool.query does: a connection whose statement failed or went unanswered is closed.
+      client.release(failure);
+    }
+  };
+}
+
+/** Statements on a pool of their own, nothing else: a read-only server (a replica), or a side channel. */
+export interface PostgresReader {
+  query: SqlSession['query'];
+  close(): Promise<void>;
+}
+
+/** A pool without Prisma, sessions or transactions: for reads on a replica and the replicas' position polls. */
+export function createPostgresReader(opts: PostgresOptions): PostgresReader {
+  const { pool, readTimeoutMs } = boundedPool(opts);
+  return {
+    query: pooledQuery(pool, readTimeoutMs),
+    close: () => pool.end().catch(() => undefined),
+  };
+}
+
+export function createPostgresDatabase(opts: PostgresOptions): Database {
+  const { pool, readTimeoutMs } = boundedPool(opts);
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPg(pool) }));
 
   /**
@@ -204,25 +247,7 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   return {
     kind: 'postgres',
     prisma,
-    async query<R extends object>(text: string, params: unknown[] = [], qo: QueryOptions = {}) {
-      const client = await pool.connect().catch(mapUnavailable);
-      // A connection dropping under the statement reaches it as an error; without a listener
-      // the client's 'error' event would crash the process (as in `checkout`).
-      const onError = () => undefined;
-      client.on('error', onError);
-      let failure: Error | undefined;
-      try {
-        const res = await run(client, queryConfig(text, params, qo), Math.min(qo.timeoutMs ?? readTimeoutMs, readTimeoutMs), qo.mapRow);
-        return res.rows as R[];
-      } catch (err) {
-        failure = err as Error;
-        return mapUnavailable(err);
-      } finally {
-        client.removeListener('error', onError);
-        // As pool.query does: a connection whose statement failed or went unanswered is closed.
-        client.release(failure);
-      }
-    },
+    query: pooledQuery(pool, readTimeoutMs),
     async exec(script) {
       await pool.query(script).catch(mapUnavailable);
     },

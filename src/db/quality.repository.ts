@@ -3,6 +3,21 @@ import type { StoredQuality } from '../domain/quality';
 import type { CandleTimeframe } from '../domain/timeframe';
 import type { PrismaClient } from './generated/prisma/client';
 import type { QueryOptions, SqlSession } from './database';
+import { sqlEpochMs } from './sql';
+
+interface QualityRow {
+  series_id: number;
+  timeframe: CandleTimeframe;
+  computed_at: number;
+  dqs: number;
+  gap_rate_score: number;
+  anomaly_score: number;
+  consistency_score: number;
+  freshness_score: number;
+  expected_candles: number;
+  present_candles: number;
+  missing: string;
+}
 
 export class QualityRepository {
   constructor(
@@ -29,24 +44,34 @@ export class QualityRepository {
     });
   }
 
-  /** The stored records of each series (one query for all), in no particular order. */
+  /**
+   * The stored records of each series (one query for all), in no particular order. SQL rather
+   * than Prisma: the API's quality reads run on the read replicas' session, which has no client.
+   */
   async ofSeries(ids: readonly number[]): Promise<Map<number, StoredQuality[]>> {
-    const rows = ids.length ? await this.prisma.qualityRecord.findMany({ where: { seriesId: { in: [...ids] } } }) : [];
+    const rows = ids.length
+      ? await this.db.query<QualityRow>(
+          `SELECT series_id, timeframe, ${sqlEpochMs('computed_at')} AS computed_at, dqs, gap_rate_score, anomaly_score,
+                  consistency_score, freshness_score, expected_candles, present_candles, missing_intervals::text AS missing
+           FROM quality WHERE series_id = ANY($1::int[])`,
+          [[...ids]],
+        )
+      : [];
     const out = new Map<number, StoredQuality[]>();
     for (const r of rows) {
-      let list = out.get(r.seriesId);
-      if (!list) out.set(r.seriesId, (list = []));
+      let list = out.get(r.series_id);
+      if (!list) out.set(r.series_id, (list = []));
       list.push({
-        timeframe: r.timeframe as CandleTimeframe,
-        computedAt: r.computedAt.getTime(),
+        timeframe: r.timeframe,
+        computedAt: r.computed_at,
         dqs: r.dqs,
-        gapRate: r.gapRateScore,
-        anomaly: r.anomalyScore,
-        consistency: r.consistencyScore,
-        freshness: r.freshnessScore,
-        expected: r.expectedCandles,
-        present: r.presentCandles,
-        missing: r.missingIntervals as Array<[number, number]>,
+        gapRate: r.gap_rate_score,
+        anomaly: r.anomaly_score,
+        consistency: r.consistency_score,
+        freshness: r.freshness_score,
+        expected: r.expected_candles,
+        present: r.present_candles,
+        missing: JSON.parse(r.missing) as Array<[number, number]>,
       });
     }
     return out;

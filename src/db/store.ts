@@ -1,6 +1,8 @@
 /**
  * The repositories over one database, and transactions across them. Services ask the store
- * for what they read and write; SQL and Prisma live under src/db only.
+ * for what they read and write; SQL and Prisma live under src/db only. `reads` are the
+ * repositories the API's data reads use: the same ones, or with read replicas the same
+ * repositories over the replica-routing session (replica-router.ts).
  */
 import { CandlesRepository } from './candles.repository';
 import type { Database, SqlSession } from './database';
@@ -11,6 +13,7 @@ import { KeysRepository } from './keys.repository';
 import { Locks, lockSymbolInTransaction } from './locks.repository';
 import { MultiAssetRepository } from './multi-asset.repository';
 import { QualityRepository } from './quality.repository';
+import type { ReplicaRouter, RouterStats } from './replica-router';
 import { SeriesRepository } from './series.repository';
 
 /** The repositories whose writes can share a transaction. */
@@ -21,7 +24,17 @@ export interface Repositories {
   features: FeaturesRepository;
 }
 
-export class Store implements Repositories {
+/**
+ * The repositories of the API's data reads (candles, funding, features, multi-asset, quality,
+ * markets and their coverage and ingest status). Never writes, key lookups or jobs.
+ */
+export interface ReadRepositories extends Repositories {
+  multiAsset: MultiAssetRepository;
+  quality: Pick<QualityRepository, 'ofSeries'>;
+  ingest: Pick<IngestRepository, 'status'>;
+}
+
+export class Store implements ReadRepositories {
   readonly series: SeriesRepository;
   readonly candles: CandlesRepository;
   readonly funding: FundingRepository;
@@ -31,8 +44,13 @@ export class Store implements Repositories {
   readonly keys: KeysRepository;
   readonly locks: Locks;
   readonly ingest: IngestRepository;
+  /** The data reads: on replicas when the store has them, else these very repositories. */
+  readonly reads: ReadRepositories;
 
-  constructor(readonly db: Database) {
+  constructor(
+    readonly db: Database,
+    private readonly replicas?: ReplicaRouter,
+  ) {
     this.series = new SeriesRepository(db);
     this.candles = new CandlesRepository(db);
     this.funding = new FundingRepository(db);
@@ -42,6 +60,16 @@ export class Store implements Repositories {
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
     this.ingest = new IngestRepository(db);
+    this.reads = replicas ? this.readsOn(replicas.session) : this;
+  }
+
+  private readsOn(s: SqlSession): ReadRepositories {
+    return {
+      ...this.on(s),
+      multiAsset: new MultiAssetRepository(s),
+      quality: new QualityRepository(this.db.prisma, s),
+      ingest: new IngestRepository(s),
+    };
   }
 
   get kind(): Database['kind'] {
@@ -78,7 +106,29 @@ export class Store implements Repositories {
     await this.db.query('SELECT 1', [], { timeoutMs });
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  /**
+   * The primary's WAL position now (PostgreSQL; null on PGlite): read after a commit, at or past
+   * its commit record. The insert position, not the written one, which with
+   * synchronous_commit=off can still be short of a commit already visible.
+   */
+  async walPosition(): Promise<string | null> {
+    if (this.db.kind !== 'postgres') return null;
+    const [r] = await this.db.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+    return r.lsn;
+  }
+
+  /** A commit position published or heard (an event's): the data reads stay on the primary until the replicas replay it. */
+  readAfter(lsn: string | null | undefined): void {
+    this.replicas?.saw(lsn);
+  }
+
+  /** The replicas' state for /health and /metrics (null: no replicas configured). */
+  replicaStats(): RouterStats | null {
+    return this.replicas?.stats() ?? null;
+  }
+
+  async close(): Promise<void> {
+    await this.replicas?.close();
+    await this.db.close();
   }
 }

@@ -1,4 +1,5 @@
 /** Dependency checks behind GET /health. Each check is bounded so /health never hangs. */
+import type { RouterStats } from '../db/replica-router';
 import type { Store } from '../db/store';
 
 export interface CheckResult {
@@ -15,8 +16,19 @@ export interface HealthReport {
   version: string;
 }
 
+/**
+ * What a check answers when its dependency is only partly there (a replica out of the
+ * rotation): `degraded`, with its details, and never a 503.
+ */
+export class Degraded {
+  constructor(
+    readonly reason: string,
+    readonly details: Record<string, unknown>,
+  ) {}
+}
+
 /** A check: resolves (with details) when its dependency answers. */
-export type HealthCheck = () => Promise<Record<string, unknown> | void>;
+export type HealthCheck = () => Promise<Record<string, unknown> | Degraded | void>;
 
 const CHECK_TIMEOUT_MS = 2_000;
 
@@ -30,7 +42,9 @@ async function timed(check: HealthCheck): Promise<CheckResult> {
         timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
       }),
     ]);
-    return { status: 'ok', latencyMs: Math.round(performance.now() - started), details: extra ?? {} };
+    const latencyMs = Math.round(performance.now() - started);
+    if (extra instanceof Degraded) return { status: 'degraded', latencyMs, error: extra.reason, details: extra.details };
+    return { status: 'ok', latencyMs, details: extra ?? {} };
   } catch (err) {
     return { status: 'unavailable', error: (err as Error).message.split('\n')[0] };
   } finally {
@@ -72,4 +86,27 @@ export class HealthService {
     const status = results.every((r) => r.status !== 'unavailable') ? 'ok' : 'unavailable';
     return { status, checks, version: this.version };
   }
+}
+
+/**
+ * The `replicas` entry of /health: every replica's state, lag and replay position; degraded
+ * while one is out of the rotation (unreachable, lagging, not a standby), its reads then on the
+ * primary.
+ */
+export function replicaHealth(stats: RouterStats): Record<string, unknown> | Degraded {
+  const details = {
+    primary_reads: stats.primaryReads,
+    newest_event_lsn: stats.newestEventLsn,
+    replicas: stats.replicas.map((r) => ({
+      name: r.name,
+      state: r.state,
+      lag_seconds: r.lagSeconds,
+      replay_lsn: r.replayLsn,
+      reads: r.reads,
+      fallbacks: r.fallbacks,
+      ...(r.error === undefined ? {} : { error: r.error }),
+    })),
+  };
+  const out = stats.replicas.filter((r) => r.state === 'unreachable' || r.state === 'lagging' || r.state === 'not_standby');
+  return out.length ? new Degraded(out.map((r) => `${r.name} ${r.state.replace('_', ' ')}`).join('; '), details) : details;
 }

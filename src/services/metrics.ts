@@ -9,11 +9,14 @@
  *   stored, and the lag of every ingested series (read from the ingest status at scrape time);
  * - subscriptions: open sockets and subscriptions (read at scrape time), events published by
  *   type and values delivered;
+ * - read replicas (DATABASE_REPLICA_URLS): whether each serves, its lag, and where the data
+ *   reads ran, read from the replica router at scrape time;
  * - freshness read from the database at scrape time: the newest feature row per timeframe and
  *   the newest and oldest quality computation (bounded: a slow or absent database leaves the
  *   gauges empty and counts a scrape error instead of hanging /metrics).
  */
 import client from 'prom-client';
+import type { RouterStats } from '../db/replica-router';
 import type { AppError } from '../domain/errors';
 import type { VenueObserver } from '../venues/venue';
 import type { SeriesLag } from './ingest/ingest-status';
@@ -137,6 +140,33 @@ export class Metrics implements VenueObserver {
     registers: [this.registry],
   });
   private readLags: () => SeriesLag[] = () => [];
+  private readonly replicaAvailable = new client.Gauge({
+    name: 'mds_replica_available',
+    help: 'Per read replica: 1 while it serves data reads (reachable, a standby, within REPLICA_MAX_LAG), else 0 and its reads on the primary.',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+  private readonly replicaLag = new client.Gauge({
+    name: 'mds_replica_lag_seconds',
+    help: "Per read replica: how long before the primary's newest sampled WAL position the newest one it has replayed was sampled.",
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+  private readonly replicaReads = new client.Counter({
+    name: 'mds_replica_reads_total',
+    help: 'Statements of the data reads by where they ran: a replica (its name), or primary (no replica qualified, or one failed and the statement ran again there).',
+    labelNames: ['target'] as const,
+    registers: [this.registry],
+  });
+  private readonly replicaFallbacks = new client.Counter({
+    name: 'mds_replica_fallbacks_total',
+    help: 'Statements that failed on a read replica (connection lost, timeout, cancelled by replay) and ran again on the primary.',
+    labelNames: ['replica'] as const,
+    registers: [this.registry],
+  });
+  private readReplicas: () => RouterStats | null = () => null;
+  /** What the counters above last reported (the router counts in plain numbers; a scrape adds the difference). */
+  private readonly replicaCounted = new Map<string, number>();
   private readonly wsSockets = new client.Gauge({
     name: 'mds_graphql_ws_sockets',
     help: 'GraphQL WebSocket connections open on this instance (authenticated).',
@@ -254,8 +284,33 @@ export class Metrics implements VenueObserver {
     this.readLags = read;
   }
 
+  /** Where the read replicas' state is read at scrape time. */
+  replicaStats(read: () => RouterStats | null): void {
+    this.readReplicas = read;
+  }
+
+  private refreshReplicas(): void {
+    const stats = this.readReplicas();
+    if (!stats) return;
+    const add = (counter: client.Counter<string>, kind: string, label: Record<string, string>, total: number) => {
+      const key = `${kind}|${Object.values(label).join('|')}`;
+      const delta = total - (this.replicaCounted.get(key) ?? 0);
+      if (delta > 0) counter.inc(label, delta);
+      this.replicaCounted.set(key, total);
+    };
+    add(this.replicaReads, 'reads', { target: 'primary' }, stats.primaryReads);
+    this.replicaLag.reset();
+    for (const r of stats.replicas) {
+      this.replicaAvailable.set({ replica: r.name }, r.state === 'serving' || r.state === 'catching_up' ? 1 : 0);
+      if (r.lagSeconds !== null) this.replicaLag.set({ replica: r.name }, r.lagSeconds);
+      add(this.replicaReads, 'reads', { target: r.name }, r.reads);
+      add(this.replicaFallbacks, 'fallbacks', { replica: r.name }, r.fallbacks);
+    }
+  }
+
   async render(): Promise<string> {
     await this.refreshFreshness();
+    this.refreshReplicas();
     this.ingestLag.reset();
     for (const l of this.readLags()) if (l.lagSeconds !== null) this.ingestLag.set({ exchange: l.exchange, symbol: l.symbol }, l.lagSeconds);
     const open = this.readSubscriptions();

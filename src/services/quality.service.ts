@@ -9,6 +9,7 @@ import type { IngestRepository } from '../db/ingest.repository';
 import type { QualityRepository } from '../db/quality.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { Locks } from '../db/locks.repository';
+import type { ReadRepositories } from '../db/store';
 import { AppError } from '../domain/errors';
 import type { QualityRequest } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
@@ -28,6 +29,8 @@ export interface QualityDeps {
   /** Known venue gaps: slots the venue does not have count as missing even before the first candle. */
   ingest: Pick<IngestRepository, 'firstGap'>;
   locks: Locks;
+  /** Where the read (GET /v1/quality, GraphQL `quality`) looks: the read replicas when there are any. The job reads and writes the primary. */
+  reads: Pick<ReadRepositories, 'series' | 'quality'>;
   tiers: TierPolicy;
   clock: () => number;
   /** Told a series' records after a run changed one of them (GraphQL `qualityChanged`). */
@@ -114,8 +117,8 @@ export class QualityService {
    * plan; QUALITY_NOT_FOUND in place of a request that has none.
    */
   async recordsOf(caller: Principal, requests: readonly QualityRequest[]): Promise<Array<QualityRecord[] | AppError>> {
-    const ids = await this.d.series.idsOf(requests);
-    const stored = await this.d.quality.ofSeries([...new Set(ids.values())]);
+    const ids = await this.d.reads.series.idsOf(requests);
+    const stored = await this.d.reads.quality.ofSeries([...new Set(ids.values())]);
     const allowed = new Set<string>(this.d.tiers.of(caller.tier).timeframes);
     const rank = (tf: string) => (CANDLE_TIMEFRAMES as readonly string[]).indexOf(tf);
     return requests.map((q) => {

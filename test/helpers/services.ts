@@ -1,17 +1,29 @@
 /**
  * What a test needs from the machine, and the one way a test skips without it. PGlite (in
  * memory) always runs; a PostgreSQL server (DATABASE_URL, each test file in a database of its
- * own created on it), Redis (REDIS_URL) and a chromium binary (CHROMIUM_PATH, default
- * /usr/bin/chromium) are used when present. Missing, the tests that need them are skipped with
+ * own created on it), Redis (REDIS_URL), a chromium binary (CHROMIUM_PATH, default
+ * /usr/bin/chromium) and PostgreSQL's server binaries (POSTGRES_BIN, default the newest
+ * /usr/lib/postgresql/<version>/bin: private clusters, e.g. a primary and its standby) are
+ * used when present. Missing, the tests that need them are skipped with
  * a visible `[skip]` line, unless REQUIRE_SERVICES=1 (CI), where a missing one fails the run.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
-export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM';
+export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN';
+
+/** The directory of initdb, pg_ctl and pg_basebackup: POSTGRES_BIN, else Debian's newest. */
+function postgresBin(): string | undefined {
+  const has = (dir: string) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((b) => existsSync(path.join(dir, b)));
+  if (process.env.POSTGRES_BIN) return has(process.env.POSTGRES_BIN) ? process.env.POSTGRES_BIN : undefined;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  return versions.map((v) => path.join(root, v, 'bin')).find(has);
+}
 
 const find: Record<Requirement, () => string | undefined> = {
   DATABASE_URL: () => process.env.DATABASE_URL || undefined,
@@ -20,12 +32,14 @@ const find: Record<Requirement, () => string | undefined> = {
     const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
     return existsSync(path) ? path : undefined;
   },
+  POSTGRES_BIN: postgresBin,
 };
 
 const how: Record<Requirement, string> = {
   DATABASE_URL: 'DATABASE_URL is unset',
   REDIS_URL: 'REDIS_URL is unset',
   CHROMIUM: `no chromium at ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  POSTGRES_BIN: `no PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) in ${process.env.POSTGRES_BIN || '/usr/lib/postgresql/<version>/bin'} (apt-get install postgresql, or set POSTGRES_BIN)`,
 };
 
 /** The service's URL (or chromium's path), or undefined with a `[skip]` warning; REQUIRE_SERVICES=1 turns the warning into a failure. */

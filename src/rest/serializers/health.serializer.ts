@@ -1,6 +1,6 @@
 /**
  * GET /health: each check's status, its latency in ms, and what it adds about its dependency.
- * `degraded`: a non-critical check (ingestion) failed; /health itself stays 200.
+ * `degraded`: a non-critical check (ingestion, a read replica) failed; /health itself stays 200.
  */
 import { z } from 'zod';
 import type { HealthReport } from '../../services/health.service';
@@ -12,7 +12,7 @@ export function healthBody(r: HealthReport) {
   const checks = Object.fromEntries(
     Object.entries(r.checks).map(([name, c]) => [
       name,
-      c.status === 'ok' ? { status: c.status, latency_ms: c.latencyMs, ...c.details } : { status: c.status, error: c.error },
+      c.status === 'ok' ? { status: c.status, latency_ms: c.latencyMs, ...c.details } : { status: c.status, error: c.error, ...c.details },
     ]),
   );
   return { status: r.status, checks, version: r.version };

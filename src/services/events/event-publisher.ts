@@ -1,8 +1,9 @@
 /**
  * Publishing what was stored, after it committed: the writers call in with what changed, the
  * publisher reads it back through the repositories the queries use (so an event carries the
- * very strings a query returns) and puts it on the bus. A failure to publish is logged and
- * never fails the write: the data is stored, subscribers miss that event.
+ * very strings a query returns) and puts it on the bus with the commit's WAL position (read
+ * replicas: read-your-writes). A failure to publish is logged and never fails the write: the
+ * data is stored, subscribers miss that event.
  */
 import type { Store } from '../../db/store';
 import type { Candle } from '../../domain/market';
@@ -19,7 +20,7 @@ export const MAX_EVENT_ROWS = 1_000;
 
 export interface EventPublisherDeps {
   bus: EventBus;
-  store: Pick<Store, 'series' | 'candles' | 'funding'>;
+  store: Pick<Store, 'series' | 'candles' | 'funding' | 'walPosition' | 'readAfter'>;
   venues: Venues;
   clock: () => number;
   onError: (err: unknown) => void;
@@ -37,7 +38,7 @@ export class EventPublisher {
    */
   async candlesStored(seriesId: number, timeframe: CandleTimeframe, firstMs: number, lastMs: number): Promise<void> {
     await this.safely(async () => {
-      const market = await this.d.store.series.get(seriesId);
+      const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
       if (!market) return;
       const now = this.d.clock();
       const end = lastMs + TIMEFRAME_MS[timeframe];
@@ -48,7 +49,7 @@ export class EventPublisher {
         const from = Math.max(bucketStart(firstMs, tf), to - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS[tf]);
         if (from > to) continue;
         const candles: Candle[] = (await this.d.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
-        if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles });
+        if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles }, lsn);
       }
     });
   }
@@ -56,7 +57,7 @@ export class EventPublisher {
   /** Funding rates of a perpetual series stored with times in [firstMs, lastMs], plain and normalized. */
   async fundingStored(seriesId: number, firstMs: number, lastMs: number): Promise<void> {
     await this.safely(async () => {
-      const market = await this.d.store.series.get(seriesId);
+      const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
       if (!market || market.exchange !== this.d.venues.perp) return;
       const spotId = (await this.d.store.series.idOf({ exchange: this.d.venues.spot, symbol: market.symbol })) ?? null;
       const from = new Date(Math.max(firstMs, lastMs - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS['1h']));
@@ -68,24 +69,29 @@ export class EventPublisher {
         const n = byTime.get(p.time);
         return n ? [{ plain: p, normalized: n }] : [];
       });
-      if (rates.length) await this.put({ type: 'funding', exchange: market.exchange, symbol: market.symbol, rates });
+      if (rates.length) await this.put({ type: 'funding', exchange: market.exchange, symbol: market.symbol, rates }, lsn);
     });
   }
 
   /** A market's quality records after a score changed. */
   async qualityChanged(seriesId: number, records: QualityRecord[]): Promise<void> {
     await this.safely(async () => {
-      const market = await this.d.store.series.get(seriesId);
-      if (market && records.length) await this.put({ type: 'quality', exchange: market.exchange, symbol: market.symbol, records });
+      const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
+      if (market && records.length) await this.put({ type: 'quality', exchange: market.exchange, symbol: market.symbol, records }, lsn);
     });
   }
 
   /** Publish an event as it is (tests, tools). */
   publish(event: MarketEvent): Promise<void> {
-    return this.safely(() => this.put(event));
+    return this.safely(() => this.put(event, event.lsn ?? null));
   }
 
-  private async put(event: MarketEvent): Promise<void> {
+  /** Put an event on the bus with its commit position; this process reads from the primary until its replicas replay it. */
+  private async put(event: MarketEvent, lsn: string | null): Promise<void> {
+    if (lsn !== null) {
+      event.lsn = lsn;
+      this.d.store.readAfter(lsn);
+    }
     await this.d.bus.publish(event);
     this.d.onPublished?.(event);
   }

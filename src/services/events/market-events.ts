@@ -12,7 +12,14 @@ import type { Candle, FundingRate } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import type { CandleTimeframe } from '../../domain/timeframe';
 
-export type MarketEvent =
+export type MarketEvent = {
+  /**
+   * The primary's WAL position after the commit (PostgreSQL; absent on PGlite): a process that
+   * hears the event reads from the primary until its read replicas have replayed this far, so a
+   * subscriber's next query sees what it heard of (read-your-writes).
+   */
+  lsn?: string;
+} & (
   | { type: 'candle'; exchange: string; symbol: string; timeframe: CandleTimeframe; candles: Candle[] }
   | {
       type: 'funding';
@@ -21,7 +28,8 @@ export type MarketEvent =
       /** Each settled rate plain and normalized (rateNormalized and premium), as the two reads render it. */
       rates: Array<{ plain: FundingRate; normalized: FundingRate }>;
     }
-  | { type: 'quality'; exchange: string; symbol: string; records: QualityRecord[] };
+  | { type: 'quality'; exchange: string; symbol: string; records: QualityRecord[] }
+);
 
 /** The topic a subscriber listens to: one market's candles of one timeframe, its funding, or its quality. */
 export function topicOf(e: Pick<MarketEvent, 'type' | 'exchange' | 'symbol'> & { timeframe?: string }): string {
