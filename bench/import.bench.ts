@@ -133,7 +133,8 @@ async function copyRun(file: string, env: NodeJS.ProcessEnv, into: 'floor_candle
         ? `CREATE TABLE floor_candles (LIKE candles INCLUDING ALL);
            ALTER TABLE floor_candles ALTER COLUMN series_id SET DEFAULT 1, ALTER COLUMN timeframe SET DEFAULT '1m'`
         : `INSERT INTO series (id, exchange, symbol) VALUES (1, 'perp', 'BENCH-USDT');
-           ALTER TABLE candles ALTER COLUMN series_id SET DEFAULT 1, ALTER COLUMN timeframe SET DEFAULT '1m'`,
+           ALTER TABLE candles ALTER COLUMN series_id SET DEFAULT 1, ALTER COLUMN timeframe SET DEFAULT '1m';
+           SELECT mds_ensure_partitions('1m', timestamptz '2022-01-01 00:00+00', timestamptz '2022-01-01 00:00+00' + ${ROWS} * interval '1 minute')`,
       db.url,
     );
     await admin('CHECKPOINT', db.url);

@@ -86,6 +86,20 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     run: async (s) => ({ ...(await s.seeder.seed(now())), qualityRecords: await s.quality.computeAll(now()) }),
   },
+  partitions: {
+    usage: 'mds partitions',
+    summary: 'create the coming periods\' partitions of candles and features and apply RETENTION_* (the server does it hourly); prints every partition',
+    options: {},
+    async run(s) {
+      const out = await s.partitions.runExclusive(now());
+      if (out === null) throw new Error('another process is running the partition job: try again in a moment');
+      const list = await s.partitions.list();
+      return {
+        ...out,
+        partitions: list.map((p) => ({ table: p.table, timeframe: p.timeframe, name: p.name, from: new Date(p.startMs).toISOString(), to: new Date(p.endMs).toISOString() })),
+      };
+    },
+  },
   compute: {
     usage: 'mds compute',
     summary: 'recompute everything derived from stored data (rollups, features)',

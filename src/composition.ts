@@ -19,6 +19,7 @@ import { HealthService, replicaHealth } from './services/health.service';
 import { ImportService } from './services/import.service';
 import { KeysService } from './services/keys.service';
 import { MarketsService } from './services/markets.service';
+import { PartitionService } from './services/partition.service';
 import { MultiAssetService } from './services/multi-asset.service';
 import { QualityService } from './services/quality.service';
 import { MemoryQuotaStore } from './services/quota/memory.quota-store';
@@ -55,6 +56,8 @@ export interface Services {
   markets: MarketsService;
   features: FeatureReadService;
   quality: QualityService;
+  /** Time partitions: periods ahead and retention (RETENTION_*). */
+  partitions: PartitionService;
   featurePrecompute: FeaturePrecomputeService;
   recompute: RecomputeService;
   importer: ImportService;
@@ -226,6 +229,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     markets: new MarketsService(reads, store.reads.series, store.reads.candles, store.reads.ingest, clock),
     features: new FeatureReadService(reads.features, store.reads.series, store.reads.features, tiers, clock),
     quality,
+    partitions: new PartitionService(store.partitions, store.locks, config.retentionMs),
     featurePrecompute,
     recompute: new RecomputeService(store, featurePrecompute, quality, publisher),
     importer: new ImportService(store, venues),

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseSince, parseSymbolList, parseSymbolMap, type SymbolMap } from './domain/ingest-settings';
 import { parseDuration } from './domain/time';
+import { CANDLE_TIMEFRAMES, type CandleTimeframe } from './domain/timeframe';
 import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
 import type { Tier } from './domain/tiers';
 
@@ -46,6 +47,23 @@ const duration = (def: string) =>
       }
       return ms;
     });
+
+/**
+ * A retention (RETENTION_1M ...): a duration of at least 8 days, the quality score's 7-day
+ * window and a day more (docs/DECISIONS.md, Retention); unset or blank: kept for ever.
+ */
+const optionalRetention = optionalString.transform((v, ctx) => {
+  if (v === undefined) return undefined;
+  const ms = parseDuration(v);
+  if (ms === null || ms < 8 * 86_400_000) {
+    ctx.addIssue({ code: 'custom', message: 'must be a duration of at least 8 days, such as 400d' });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const retentionVar = (tf: CandleTimeframe) => `RETENTION_${tf.toUpperCase()}` as const;
+const retentionOf = (c: Record<ReturnType<typeof retentionVar>, number | undefined>, tf: CandleTimeframe) => c[retentionVar(tf)];
 
 /** A venue base URL: http(s) for REST, ws(s) for sockets; no trailing slash kept. */
 const venueUrl = (def: string, schemes: RegExp) =>
@@ -101,6 +119,13 @@ const schema = z
     HYPERLIQUID_WEIGHT_PER_MINUTE: weightPerMinute(600),
     BINANCE_WEIGHT_PER_MINUTE: weightPerMinute(3000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    // Retention per candle timeframe (docs/OPERATIONS.md, Retention): unset keeps everything.
+    RETENTION_1M: optionalRetention,
+    RETENTION_5M: optionalRetention,
+    RETENTION_15M: optionalRetention,
+    RETENTION_1H: optionalRetention,
+    RETENTION_4H: optionalRetention,
+    RETENTION_1D: optionalRetention,
     QUALITY_INTERVAL: duration('5m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
     GRAPHQL_COMPILED: bool(true),
     GRAPHQL_WS_KEEPALIVE: duration('12s').refine((ms) => ms >= 100 && ms <= 600_000, 'must be between 100ms and 10m'),
@@ -137,6 +162,18 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: (err as Error).message });
       }
     }
+    // A coarser timeframe is kept at least as long as a finer one: its rollups outlive the candles they came from.
+    for (let i = 1; i < CANDLE_TIMEFRAMES.length; i++) {
+      const finer = retentionOf(c, CANDLE_TIMEFRAMES[i - 1]);
+      const coarser = retentionOf(c, CANDLE_TIMEFRAMES[i]);
+      if (coarser !== undefined && (finer === undefined || coarser < finer)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [retentionVar(CANDLE_TIMEFRAMES[i])],
+          message: `must not be shorter than ${retentionVar(CANDLE_TIMEFRAMES[i - 1])} (${finer === undefined ? 'unset: kept for ever' : `${finer / 86_400_000}d`})`,
+        });
+      }
+    }
     try {
       resolveTierLimits(c.TIER_LIMITS);
     } catch (err) {
@@ -169,6 +206,8 @@ export interface Config {
   ingest: IngestConfig;
   logLevel: string;
   qualityIntervalMs: number;
+  /** How long each candle timeframe's candles and features are kept (ms); absent: for ever. */
+  retentionMs: Partial<Record<CandleTimeframe, number>>;
   /** Execute GraphQL operations compiled by graphql-jit (false: graphql-js interprets them). */
   graphqlCompiled: boolean;
   /** Ping interval of GraphQL WebSocket clients; one that misses a pong until the next ping is dropped (ms). */
@@ -248,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: c.LOG_LEVEL,
     qualityIntervalMs: c.QUALITY_INTERVAL,
+    retentionMs: Object.fromEntries(CANDLE_TIMEFRAMES.flatMap((tf) => (retentionOf(c, tf) === undefined ? [] : [[tf, retentionOf(c, tf)!]]))),
     graphqlCompiled: c.GRAPHQL_COMPILED,
     graphqlWsKeepAliveMs: c.GRAPHQL_WS_KEEPALIVE,
     tierLimits: resolveTierLimits(c.TIER_LIMITS),

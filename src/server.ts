@@ -20,6 +20,7 @@ import { attachSubscriptions } from './graphql/subscriptions';
 import { EventHub } from './services/events/event-hub';
 import { SubscriptionsService } from './services/subscriptions.service';
 import { createHttpApp } from './http-app';
+import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
 import { withRoutableTarget } from './transport/request-target';
@@ -105,6 +106,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   });
   metrics.subscriptionCounts(() => ({ sockets: subscriptions.sockets(), subscriptions: hub.size }));
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics);
+  const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics);
   const stopLiveData = startLiveData(config, services, logger);
   const addr = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -122,7 +124,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       await closed;
       clearTimeout(timer);
       // A quality run or a batch being written gets the rest of the shutdown budget, no more.
-      await Promise.race([Promise.all([stopQuality(), stopLiveData()]), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
+      await Promise.race([Promise.all([stopQuality(), stopPartitions(), stopLiveData()]), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
       await gql.stop();
       await services.close();
     })());

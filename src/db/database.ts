@@ -54,5 +54,12 @@ export interface Database extends SqlSession {
   session<T>(fn: (s: SqlSession) => Promise<T>): Promise<T>;
   /** Run `fn` in one transaction on one connection; rolled back if it throws. */
   transaction<T>(fn: (s: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Statements on a connection of their own, each committed at once, also while the caller
+   * holds a transaction: the partitions a writer needs (partitions.ts). PostgreSQL: a pool of
+   * one connection, opened on first use. PGlite: null (one connection: the caller's own
+   * transaction runs them).
+   */
+  readonly autonomous: Pick<SqlSession, 'query'> | null;
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { TECHNICAL_FEATURES } from '../domain/technical-features';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import type { QueryOptions, SqlSession } from './database';
+import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
@@ -35,7 +36,11 @@ const FRESHNESS_SQL = `
   GROUP BY t.timeframe`;
 
 export class FeaturesRepository {
-  constructor(private readonly db: SqlSession) {}
+  constructor(
+    private readonly db: SqlSession,
+    /** The time partitions of what it writes (partitions.ts). */
+    private readonly partitions: PartitionGuard = READ_ONLY,
+  ) {}
 
   /**
    * Up to `limit` feature rows per series in [start, end], one column per requested name.
@@ -67,7 +72,7 @@ export class FeaturesRepository {
     return this.db.query<{ time: string; json: string }>(
       `SELECT ${sqlTime('time')} AS time, '{"time":"' || ${sqlTime('time')} || '"' || ${parts} || '}' AS json
        FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4
-       ORDER BY time LIMIT $5`,
+       ORDER BY features.time LIMIT $5`,
       [id, timeframe, start, end, limit],
     );
   }
@@ -101,6 +106,7 @@ export class FeaturesRepository {
       if (out.length > 0) yield out.take();
     }
     if (firstIndex >= times.length) return 0;
+    await this.partitions.ensure([{ timeframe, fromMs: times[firstIndex], toMs: times[times.length - 1] }]);
     // A tail starts at the bucket that was still filling at the last write (a backfill batch
     // ends mid-bucket, and that bucket's row was written from the minutes then stored): its
     // rows are replaced, and a technical row holds nothing but these columns.
@@ -122,6 +128,12 @@ export class FeaturesRepository {
    * both venues; null without a spot series) and premium_zscore (z-score over the last 720 available premiums).
    */
   async writeFundingFeatures(perpSeriesId: number, spotSeriesId: number | null): Promise<void> {
+    const [span] = await this.db.query<{ first: number | null; last: number | null }>(
+      `SELECT ${sqlEpochMs('min(time)')} AS first, ${sqlEpochMs('max(time)')} AS last FROM funding_rates WHERE series_id = $1`,
+      [perpSeriesId],
+    );
+    if (span.first === null || span.last === null) return;
+    await this.partitions.ensure([{ timeframe: 'funding', fromMs: span.first, toMs: span.last }]);
     await this.db.query(
       `WITH base AS (
          SELECT f.time, f.rate, (p.close - sp.close) / sp.close AS premium

@@ -15,6 +15,8 @@ export const LOCK_KEYS = {
   demoSeed: 7_734_213,
   /** Ingestion from the venues: exactly one process ingests; the others wait to take over. */
   ingestLeader: 7_734_215,
+  /** The partition job (periods ahead, retention): one instance at a time; the others skip their run. */
+  partitionJob: 7_734_216,
 } as const;
 
 /** Class of the per-symbol locks (the object id is hashtext(symbol)). */

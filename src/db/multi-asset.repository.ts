@@ -21,21 +21,35 @@ export class MultiAssetRepository {
   /**
    * One value per (time, series), ascending by time, for the first `limit` distinct times at
    * which any of the series has a value (null values count as none).
+   *
+   * Each series is read by its own range scans, so the cost follows the page, not the history
+   * after `start`: the first `limit` times of each series (the page's times are among them),
+   * then each series' values up to the page's last time (every time up to it is a page time).
    */
   async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<MultiAssetValue[]> {
     const table = TABLES[source.kind];
     const { column, places, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
     return this.db.query<MultiAssetValue & Record<string, unknown>>(
-      `WITH times AS (
-         SELECT DISTINCT time FROM ${table}
-         WHERE series_id = ANY($1::int[]) ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
-         ORDER BY time LIMIT $4
+      `WITH page AS (
+         SELECT max(time) AS last FROM (
+           SELECT DISTINCT f.time FROM unnest($1::int[]) AS s(id)
+           CROSS JOIN LATERAL (
+             SELECT time FROM ${table}
+             WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
+             ORDER BY time LIMIT $4
+           ) f
+           ORDER BY f.time LIMIT $4
+         ) t
        )
-       SELECT ${sqlTime('v.time')} AS time, v.series_id, ${sqlDecimal(`v.${column}`, places)} AS value
-       FROM ${table} v JOIN times USING (time)
-       WHERE v.series_id = ANY($1::int[]) ${tfFilter.replace('timeframe', 'v.timeframe')} AND v.${column} IS NOT NULL
-       ORDER BY v.time`,
+       SELECT ${sqlTime('v.time')} AS time, s.id AS series_id, ${sqlDecimal(`v.${column}`, places)} AS value
+       FROM unnest($1::int[]) AS s(id)
+       CROSS JOIN page
+       CROSS JOIN LATERAL (
+         SELECT time, ${column} FROM ${table}
+         WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= page.last AND ${column} IS NOT NULL
+       ) v
+       ORDER BY v.time, s.id`,
       [ids, start, end, limit],
     );
   }

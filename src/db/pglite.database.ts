@@ -57,6 +57,7 @@ export async function createPgliteDatabase(dataDir: string | undefined): Promise
     ...base,
     session: (fn) => fn(base),
     transaction: (fn) => db.transaction((tx) => fn(sessionOf(tx))),
+    autonomous: null,
     async close() {
       await prisma.$disconnect().catch(() => undefined);
       if (!db.closed) await db.close();

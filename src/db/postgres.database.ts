@@ -243,6 +243,8 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   }
 
   const session = <T>(fn: (s: SqlSession) => Promise<T>): Promise<T> => checkout('session', fn);
+  // pg connects on first use: a process that never creates a partition never opens it.
+  const autonomous = createPostgresReader({ ...opts, poolSize: 1 });
 
   return {
     kind: 'postgres',
@@ -254,9 +256,10 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
     copyFrom: () => Promise.reject(new Error('copyFrom needs a transaction or session')),
     session,
     transaction: (fn) => checkout('transaction', fn),
+    autonomous,
     async close() {
       await prisma.$disconnect().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      await Promise.all([pool.end().catch(() => undefined), autonomous.close()]);
     },
   };
 }

@@ -12,6 +12,7 @@ import { IngestRepository } from './ingest.repository';
 import { KeysRepository } from './keys.repository';
 import { Locks, lockSymbolInTransaction } from './locks.repository';
 import { MultiAssetRepository } from './multi-asset.repository';
+import { Partitions } from './partitions';
 import { QualityRepository } from './quality.repository';
 import type { ReplicaRouter, RouterStats } from './replica-router';
 import { SeriesRepository } from './series.repository';
@@ -46,15 +47,18 @@ export class Store implements ReadRepositories {
   readonly ingest: IngestRepository;
   /** The data reads: on replicas when the store has them, else these very repositories. */
   readonly reads: ReadRepositories;
+  /** The time partitions of candles and features: created ahead of writes, dropped by retention. */
+  readonly partitions: Partitions;
 
   constructor(
     readonly db: Database,
     private readonly replicas?: ReplicaRouter,
   ) {
+    this.partitions = new Partitions(db);
     this.series = new SeriesRepository(db);
-    this.candles = new CandlesRepository(db);
+    this.candles = new CandlesRepository(db, this.partitions.on(db));
     this.funding = new FundingRepository(db);
-    this.features = new FeaturesRepository(db);
+    this.features = new FeaturesRepository(db, this.partitions.on(db));
     this.multiAsset = new MultiAssetRepository(db);
     this.quality = new QualityRepository(db.prisma, db);
     this.keys = new KeysRepository(db.prisma);
@@ -65,7 +69,10 @@ export class Store implements ReadRepositories {
 
   private readsOn(s: SqlSession): ReadRepositories {
     return {
-      ...this.on(s),
+      series: this.series.on(s),
+      candles: new CandlesRepository(s),
+      funding: new FundingRepository(s),
+      features: new FeaturesRepository(s),
       multiAsset: new MultiAssetRepository(s),
       quality: new QualityRepository(this.db.prisma, s),
       ingest: new IngestRepository(s),
@@ -98,7 +105,22 @@ export class Store implements ReadRepositories {
   }
 
   private on(s: SqlSession): Repositories {
-    return { series: this.series.on(s), candles: new CandlesRepository(s), funding: new FundingRepository(s), features: new FeaturesRepository(s) };
+    const partitions = this.partitions.on(s);
+    return {
+      series: this.series.on(s),
+      candles: new CandlesRepository(s, partitions),
+      funding: new FundingRepository(s),
+      features: new FeaturesRepository(s, partitions),
+    };
+  }
+
+  /**
+   * Planner statistics of the bulk tables, their partitions included (after seeding: PGlite
+   * never analyzes, and a partitioned table's own statistics, which join estimates use, are
+   * never gathered by autovacuum). Its cost grows with the data: not for large databases.
+   */
+  async analyze(): Promise<void> {
+    await this.db.session((s) => s.exec('ANALYZE candles, features, funding_rates'));
   }
 
   /** A trivial statement, given up after `timeoutMs` (the health check). */

@@ -61,6 +61,13 @@ export function fastCandleLine(src: Uint8Array, start: number, end: number, peri
   return ms;
 }
 
+/** The time (ms) of a candle line whose time has one of the common forms, else -1 (the span scan before an import). */
+export function candleLineTime(src: Uint8Array, start: number, end: number): number {
+  let comma = start;
+  while (comma < end && src[comma] !== COMMA) comma++;
+  return comma === end ? -1 : timeOf(src, start, comma);
+}
+
 function digit(c: number): number {
   const d = c - ZERO;
   return d >= 0 && d <= 9 ? d : -1;

@@ -63,7 +63,7 @@ export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
 
 export class DemoSeedService {
   constructor(
-    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction'>,
+    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction' | 'analyze'>,
     private readonly venues: Venues,
     private readonly features: FeaturePrecomputeService,
   ) {}
@@ -127,6 +127,8 @@ export class DemoSeedService {
       }
       await this.features.funding(sym.symbol);
     }
+    // Planner statistics for what was written, parents and partitions (PGlite never analyzes).
+    await this.store.analyze();
     return summary;
   }
 

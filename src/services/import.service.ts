@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import type { CandleLineFrame } from '../db/candles.repository';
 import type { Store } from '../db/store';
 import { AsciiText } from '../domain/ascii-text';
-import { fastCandleLine, writeCandle } from '../domain/csv-fast-path';
+import { candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
 import {
   CANDLE_HEADER,
   FUNDING_HEADER,
@@ -133,6 +133,34 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
   );
 }
 
+/**
+ * First and last time of the candle rows of `file` (null: none), read before the import so that
+ * their time partitions exist before the rows stream in. A row whose time cannot be read is
+ * skipped here: the import itself then refuses it with its line.
+ */
+async function candleSpan(file: string, timeframe: CandleTimeframe): Promise<{ fromMs: number; toMs: number } | null> {
+  const track: Tracker = { rows: 0, from: null, to: null };
+  const lines = dataLines(
+    file,
+    CANDLE_HEADER,
+    track,
+    (block, start, end) => {
+      let time = candleLineTime(block, start, end);
+      if (time < 0) {
+        try {
+          time = parseCandleRow(splitCsvLine(textOf(block, start, end)), timeframe).time;
+        } catch {
+          return;
+        }
+      }
+      count(track, time);
+    },
+    () => null,
+  );
+  for await (const _ of lines);
+  return track.from === null || track.to === null ? null : { fromMs: track.from, toMs: track.to };
+}
+
 /** The funding rates of `file`, a batch per block. */
 function fundingBatches(file: string, track: Tracker): AsyncGenerator<FundingRateInput[]> {
   let batch: FundingRateInput[] = [];
@@ -175,10 +203,11 @@ export class ImportService {
   async importCandles(market: MarketRef, timeframe: CandleTimeframe, file: string): Promise<ImportResult> {
     const exchange = this.venues.parseExchange(market.exchange);
     await requireFile(file);
+    const span = (await candleSpan(file, timeframe)) ?? { fromMs: 0, toMs: -1 };
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.candles.upsertText(id, timeframe, (frame) => candleText(file, timeframe, frame, track));
+      await tx.candles.upsertText(id, timeframe, span, (frame) => candleText(file, timeframe, frame, track));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };

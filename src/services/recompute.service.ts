@@ -5,6 +5,7 @@
  */
 import type { Store } from '../db/store';
 import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
+import { QUALITY_WINDOW_MS } from '../domain/quality';
 import type { EventPublisher } from './events/event-publisher';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import type { QualityService } from './quality.service';
@@ -18,7 +19,7 @@ export interface RecomputeSummary {
 
 export class RecomputeService {
   constructor(
-    private readonly store: Pick<Store, 'series' | 'candles' | 'locks' | 'transaction' | 'session'>,
+    private readonly store: Pick<Store, 'series' | 'candles' | 'locks' | 'transaction' | 'partitions'>,
     private readonly features: FeaturePrecomputeService,
     private readonly quality: QualityService,
     /** Told what an import stored once it and its derivations committed (GraphQL subscriptions). */
@@ -37,9 +38,9 @@ export class RecomputeService {
 
   /** Quality of both venues of the symbol (consistency compares them). */
   private async qualityOfSymbol(symbol: string, nowMs: number): Promise<void> {
-    // Fresh planner statistics for the quality joins; in a session (no statement timeout: it
-    // may wait behind a vacuum), and never fatal to the import whose rows are committed.
-    await this.store.session((s) => s.candles.analyze()).catch(() => undefined);
+    // Fresh planner statistics for the quality reads (the partitions of the window they read),
+    // never fatal to the import whose rows are committed.
+    await this.store.partitions.analyzeSpan(['candles'], nowMs - QUALITY_WINDOW_MS, nowMs).catch(() => undefined);
     for (const s of await this.store.series.ofSymbol(symbol)) await this.quality.computeSeries(s.id, nowMs);
   }
 

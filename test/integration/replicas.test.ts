@@ -95,6 +95,8 @@ describeWith('POSTGRES_BIN', 'read replicas on a streaming standby', (bin) => {
 
   /** One hour of a series on the primary: its 1h candle, funding rate and feature row. */
   async function writeHour(id: number, t: number, close: number): Promise<void> {
+    // Candles and features are partitioned by time: the service's writers create the partitions they write in.
+    await pair.primary.query(`SELECT mds_ensure_partitions('1h', $1, $1)`, [new Date(t)]);
     await pair.primary.query(`INSERT INTO candles (series_id, timeframe, time, open, high, low, close, volume) VALUES ($1, '1h', $2, $3::numeric, $3::numeric + 1, $3::numeric - 1, $3::numeric, 10)`, [id, new Date(t), close]);
     await pair.primary.query(`INSERT INTO funding_rates (series_id, time, rate) VALUES ($1, $2, 0.0001)`, [id, new Date(t)]);
     await pair.primary.query(`INSERT INTO features (series_id, timeframe, time, rsi_14) VALUES ($1, '1h', $2, 50.5)`, [id, new Date(t)]);

@@ -12,6 +12,8 @@ describe.each(storageCases())('Prisma models against the migrated schema on $nam
     const p = services().store.db.prisma;
     const series = await p.series.create({ data: { exchange: 'perp', symbol: 'DRIFT-USDT' } });
     const t = new Date('2024-01-01T00:00:00Z');
+    // Candles and features are partitioned by time: the service's writers create what they write in.
+    await services().store.partitions.ensure(['1m', '1h'].map((timeframe) => ({ timeframe: timeframe as '1m' | '1h', fromMs: t.getTime(), toMs: t.getTime() })));
     await p.candle.create({ data: { seriesId: series.id, timeframe: '1m', time: t, open: '1', high: '1', low: '1', close: '1', volume: '1' } });
     await p.fundingRate.create({ data: { seriesId: series.id, time: t, rate: '0.0001' } });
     await p.featureRow.create({ data: { seriesId: series.id, timeframe: '1h', time: t, rsi_14: 50, premium_zscore: null } });

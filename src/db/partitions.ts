@@ -1,0 +1,192 @@
+/**
+ * Time partitions of candles and features (migration 20261126000000_time_partitions): each
+ * timeframe is a table of its own, ranged by month (1m, 5m) or by year (coarser, and the funding
+ * features), with no DEFAULT partition, so a row needs its partition to exist before it is
+ * written.
+ *
+ * - Writers call `ensure` with the spans they are about to write, before the statement that
+ *   writes them. The partitions are created by `mds_ensure_partitions` (SQL, the migration's)
+ *   on a connection of its own and committed at once, also while the writer holds its
+ *   transaction: the writer's later statements see them (PostgreSQL routes each statement by
+ *   the partitions committed when it starts). PGlite has one connection: there the writer's
+ *   own transaction runs it.
+ * - Periods known to exist are remembered, so the live path's writes cost nothing here. Only
+ *   those ending within the shortest retention (8 days) are remembered: an older partition may
+ *   be dropped by another process's retention, so a write that old asks the database again.
+ * - Retention (`dropBefore`) detaches a partition CONCURRENTLY (reads and writes of the other
+ *   partitions go on) and then drops it; a detach left pending by a crash is finalized first.
+ */
+import type { Database, SqlSession } from './database';
+import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
+
+export type PartitionPeriod = 'month' | 'year';
+
+/** The period of each timeframe's partitions (as `mds_partition_period` in SQL). */
+export const PARTITION_PERIOD: Record<FeatureTimeframe, PartitionPeriod> = {
+  '1m': 'month',
+  '5m': 'month',
+  '15m': 'year',
+  '1h': 'year',
+  '4h': 'year',
+  '1d': 'year',
+  funding: 'year',
+};
+
+/** The shortest retention of any timeframe (RETENTION_*): no partition ending later than this long ago is ever dropped. */
+export const MIN_RETENTION_MS = 8 * 86_400_000;
+
+export type PartitionedTable = 'candles' | 'features';
+
+/** The tables a timeframe has partitions in. */
+export function tablesOf(timeframe: FeatureTimeframe): PartitionedTable[] {
+  return timeframe === 'funding' ? ['features'] : ['candles', 'features'];
+}
+
+/** Start (ms, UTC) of the period of `timeframe`'s partitions that contains `ms`. */
+export function periodStart(timeframe: FeatureTimeframe, ms: number): number {
+  const d = new Date(ms);
+  return PARTITION_PERIOD[timeframe] === 'month' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), 0, 1);
+}
+
+/** Start of the period after the one starting at `startMs`. */
+export function nextPeriod(timeframe: FeatureTimeframe, startMs: number): number {
+  const d = new Date(startMs);
+  return PARTITION_PERIOD[timeframe] === 'month' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) : Date.UTC(d.getUTCFullYear() + 1, 0, 1);
+}
+
+/** The name of the partition of `table` holding `timeframe`'s period that starts at `startMs` (as mds_ensure_partitions names it). */
+export function partitionName(table: PartitionedTable, timeframe: FeatureTimeframe, startMs: number): string {
+  const d = new Date(startMs);
+  const month = PARTITION_PERIOD[timeframe] === 'month' ? `_${String(d.getUTCMonth() + 1).padStart(2, '0')}` : '';
+  return `${table}_${timeframe}_${d.getUTCFullYear()}${month}`;
+}
+
+/** The names of the partitions of `table` and `timeframe` whose periods meet [fromMs, toMs] (existing or not). */
+export function partitionsCovering(table: PartitionedTable, timeframe: FeatureTimeframe, fromMs: number, toMs: number): string[] {
+  const out: string[] = [];
+  for (let p = periodStart(timeframe, fromMs); p <= toMs; p = nextPeriod(timeframe, p)) out.push(partitionName(table, timeframe, p));
+  return out;
+}
+
+/** A span of rows about to be written, both ends included. */
+export interface TimeSpan {
+  timeframe: FeatureTimeframe;
+  fromMs: number;
+  toMs: number;
+}
+
+/** One partition in place. */
+export interface PartitionInfo {
+  table: PartitionedTable;
+  timeframe: FeatureTimeframe;
+  name: string;
+  /** The period it holds: [startMs, endMs). */
+  startMs: number;
+  endMs: number;
+  /** A detach that did not finish (the process stopped during retention). */
+  detachPending: boolean;
+}
+
+/** What a writer's repositories ask of the partitions: those of the spans they are about to write. */
+export interface PartitionGuard {
+  ensure(spans: readonly TimeSpan[]): Promise<unknown>;
+}
+
+/** The guard of repositories that only read (the read replicas' facet): a write there is a bug. */
+export const READ_ONLY: PartitionGuard = { ensure: () => Promise.reject(new Error('these repositories only read')) };
+
+const NAME = /^(candles|features)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;
+
+export class Partitions {
+  /** `timeframe:periodStart` of the partitions known to exist (both tables). */
+  private readonly known = new Set<string>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The guard of the repositories of one session (a writer's transaction): on PGlite it runs the DDL itself. */
+  on(session: SqlSession): PartitionGuard {
+    return { ensure: (spans) => this.ensure(spans, session) };
+  }
+
+  /**
+   * Create the missing partitions of `spans`. `within`: the session the caller writes on, if it
+   * holds a transaction (PGlite runs the DDL there; PostgreSQL on a connection of its own).
+   */
+  async ensure(spans: readonly TimeSpan[], within?: SqlSession): Promise<number> {
+    let created = 0;
+    const horizon = this.clock() - MIN_RETENTION_MS;
+    for (const { timeframe, fromMs, toMs } of spans) {
+      if (!(fromMs <= toMs)) continue;
+      const first = periodStart(timeframe, fromMs);
+      let missing = false;
+      for (let p = first; p <= toMs && !missing; p = nextPeriod(timeframe, p)) missing = !this.known.has(`${timeframe}:${p}`);
+      if (!missing) continue;
+      const runner = this.db.autonomous ?? within ?? this.db;
+      const [r] = await runner.query<{ n: number }>('SELECT mds_ensure_partitions($1, $2, $3) AS n', [timeframe, new Date(fromMs), new Date(toMs)]);
+      created += r.n;
+      for (let p = first; p <= toMs; p = nextPeriod(timeframe, p)) {
+        if (nextPeriod(timeframe, p) > horizon) this.known.add(`${timeframe}:${p}`);
+      }
+    }
+    return created;
+  }
+
+  /** Every partition of both tables, by table, timeframe and time. */
+  async list(session: Pick<SqlSession, 'query'> = this.db): Promise<PartitionInfo[]> {
+    const rows = await session.query<{ name: string; pending: boolean }>(
+      `SELECT c.relname AS name, i.inhdetachpending AS pending
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+       WHERE p.relname = ANY($1::text[])`,
+      [FEATURE_TIMEFRAMES.flatMap((tf) => tablesOf(tf).map((t) => `${t}_${tf}`))],
+    );
+    const out: PartitionInfo[] = [];
+    for (const r of rows) {
+      const m = NAME.exec(r.name);
+      // A partition someone added by hand under another name is left alone.
+      if (!m) continue;
+      const timeframe = m[2] as FeatureTimeframe;
+      const startMs = Date.UTC(Number(m[3]), m[4] === undefined ? 0 : Number(m[4]) - 1, 1);
+      out.push({ table: m[1] as PartitionedTable, timeframe, name: r.name, startMs, endMs: nextPeriod(timeframe, startMs), detachPending: r.pending });
+    }
+    const rank = (tf: FeatureTimeframe) => FEATURE_TIMEFRAMES.indexOf(tf);
+    return out.sort((a, b) => a.table.localeCompare(b.table) || rank(a.timeframe) - rank(b.timeframe) || a.startMs - b.startMs);
+  }
+
+  /**
+   * Fresh planner statistics for the partitions of `tables` holding [fromMs, toMs], every
+   * timeframe: after bulk writes, and for the current period (where live writes go). PGlite
+   * never analyzes, and a partition created ahead holds no statistics until something does.
+   * The cost follows the span, not the history stored. In a session: no statement timeout
+   * (it may wait behind a vacuum).
+   */
+  async analyzeSpan(tables: readonly PartitionedTable[], fromMs: number, toMs: number): Promise<void> {
+    const names = FEATURE_TIMEFRAMES.flatMap((tf) => tablesOf(tf).filter((t) => tables.includes(t)).flatMap((t) => partitionsCovering(t, tf, fromMs, toMs)));
+    await this.db.session(async (s) => {
+      const existing = await s.query<{ name: string }>(`SELECT relname AS name FROM pg_class WHERE relname = ANY($1::text[]) AND relkind = 'r'`, [names]);
+      if (existing.length) await s.exec(`ANALYZE ${existing.map((r) => `"${r.name}"`).join(', ')}`);
+    });
+  }
+
+  /**
+   * Drop the partitions of `timeframe` (both tables) whose whole period ends at or before
+   * `cutoffMs`; returns their names. Not in a transaction: DETACH ... CONCURRENTLY waits for the
+   * transactions that may still read them, without blocking anyone.
+   */
+  async dropBefore(timeframe: FeatureTimeframe, cutoffMs: number): Promise<string[]> {
+    if (cutoffMs > this.clock() - MIN_RETENTION_MS) throw new Error(`retention of ${timeframe} shorter than 8 days`);
+    return this.db.session(async (s) => {
+      const dropped: string[] = [];
+      for (const p of await this.list(s)) {
+        if (p.timeframe !== timeframe || p.endMs > cutoffMs) continue;
+        const parent = `${p.table}_${p.timeframe}`;
+        await s.query(`ALTER TABLE "${parent}" DETACH PARTITION "${p.name}" ${p.detachPending ? 'FINALIZE' : 'CONCURRENTLY'}`);
+        await s.query(`DROP TABLE "${p.name}"`);
+        dropped.push(p.name);
+      }
+      return dropped;
+    });
+  }
+}

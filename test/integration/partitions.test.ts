@@ -1,0 +1,208 @@
+/**
+ * Time partitions of candles and features (migration 20261126000000_time_partitions,
+ * src/db/partitions.ts, src/services/partition.service.ts), on PGlite and on PostgreSQL:
+ * writers create the partitions they write in, the job keeps periods ahead, retention drops
+ * whole partitions of both tables and leaves the coarser rollups, and a database of the
+ * previous schema migrates in place without losing a row.
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Database } from '../../src/db/database';
+import { MIGRATIONS_DIR, migrate } from '../../src/db/migrator';
+import { openDatabase } from '../../src/db/open-database';
+import { Partitions, PARTITION_PERIOD } from '../../src/db/partitions';
+import { PartitionService } from '../../src/services/partition.service';
+import { FEATURE_TIMEFRAMES } from '../../src/domain/timeframe';
+import { storageCases, useServices } from '../helpers/databases';
+import { databases } from '../helpers/services';
+
+const DAY = 86_400_000;
+const MIN = 60_000;
+
+/** `time,open,high,low,close,volume` lines of 1m candles every `stepMin` minutes over [fromMs, toMs). */
+function candleCsv(fromMs: number, toMs: number, stepMin = 1): string {
+  const lines = ['time,open,high,low,close,volume'];
+  let price = 100;
+  for (let t = fromMs; t < toMs; t += stepMin * MIN) {
+    const next = price + (((t / MIN) % 7) - 3) * 0.01;
+    lines.push(`${t},${price.toFixed(2)},${(Math.max(price, next) + 0.05).toFixed(2)},${(Math.min(price, next) - 0.05).toFixed(2)},${next.toFixed(2)},1.5`);
+    price = next;
+  }
+  return lines.join('\n') + '\n';
+}
+
+describe.each(storageCases())('time partitions on $name', (kase) => {
+  const services = useServices(kase);
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'mds-partitions-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  async function importMinutes(symbol: string, fromMs: number, toMs: number, stepMin = 1) {
+    const s = services();
+    const file = path.join(dir, `${symbol}.csv`);
+    writeFileSync(file, candleCsv(fromMs, toMs, stepMin));
+    const r = await s.importer.importCandles({ exchange: 'perp', symbol }, '1m', file);
+    await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, Date.now());
+    return r.seriesId;
+  }
+
+  const names = async () => (await services().store.partitions.list()).map((p) => p.name);
+
+  it('when 1m candles spanning three months are imported, then candles and features have a monthly 1m partition for each month and yearly ones for the rollups', async () => {
+    const id = await importMinutes('PART-USDT', Date.UTC(2023, 10, 30), Date.UTC(2024, 1, 1, 1), 10);
+    const list = await names();
+    for (const t of ['candles', 'features']) {
+      expect(list).toEqual(expect.arrayContaining([`${t}_1m_2023_11`, `${t}_1m_2023_12`, `${t}_1m_2024_01`, `${t}_1m_2024_02`]));
+      expect(list).toEqual(expect.arrayContaining([`${t}_1h_2023`, `${t}_1h_2024`, `${t}_1d_2023`, `${t}_5m_2024_01`]));
+    }
+    const [counts] = await services().store.db.query<{ m: number; h: number }>(
+      `SELECT (SELECT count(*)::int FROM candles WHERE series_id = $1 AND timeframe = '1m') AS m,
+              (SELECT count(*)::int FROM candles_1h_2024 WHERE series_id = $1) AS h`,
+      [id],
+    );
+    expect(counts).toEqual({ m: (Date.UTC(2024, 1, 1, 1) - Date.UTC(2023, 10, 30)) / (10 * MIN), h: 31 * 24 + 1 });
+  });
+
+  it('when the partition job runs, then the current period and the next two exist for every timeframe, in both tables, and a second run creates none', async () => {
+    const now = Date.now();
+    const job = new PartitionService(services().store.partitions, services().store.locks, {});
+    await job.run(now);
+    const list = await services().store.partitions.list();
+    for (const tf of FEATURE_TIMEFRAMES) {
+      for (const table of tf === 'funding' ? ['features'] : ['candles', 'features']) {
+        const ahead = list.filter((p) => p.table === table && p.timeframe === tf && p.endMs > now);
+        expect({ tf, table, periods: ahead.length }).toEqual({ tf, table, periods: 3 });
+        expect(ahead[0].startMs).toBeLessThanOrEqual(now);
+      }
+    }
+    expect((await job.run(now)).created).toBe(0);
+  });
+
+  it('when RETENTION_1M is 30 days and the job runs, then the 1m partitions of both tables that ended before are dropped, the rollups stay, and /v1/markets coverage moves', async () => {
+    const now = Date.now();
+    const start = Math.floor((now - 75 * DAY) / MIN) * MIN;
+    const id = await importMinutes('KEEP-USDT', start, now - DAY, 30);
+    const s = services();
+    const before = await s.store.candles.coverage([id], new Date(now));
+    const first1m = before.find((c) => c.timeframe === '1m')!.first;
+    const hours = await s.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candles WHERE series_id = $1 AND timeframe = '1h'`, [id]);
+
+    const cutoff = now - 30 * DAY;
+    const expected = (await s.store.partitions.list()).filter((p) => p.timeframe === '1m' && p.endMs <= cutoff).map((p) => p.name);
+    expect(expected.length).toBeGreaterThanOrEqual(2);
+    const out = await new PartitionService(s.store.partitions, s.store.locks, { '1m': 30 * DAY }).run(now);
+    expect(out.dropped.sort()).toEqual(expected.sort());
+    expect(out.dropped.filter((n) => n.startsWith('features_')).length).toBe(out.dropped.length / 2);
+
+    const after = await s.store.candles.coverage([id], new Date(now));
+    const moved = after.find((c) => c.timeframe === '1m')!.first;
+    expect(Date.parse(moved) > Date.parse(first1m)).toBe(true);
+    // Everything before the first 1m partition kept is gone; the first row kept is that partition's first.
+    const kept = (await s.store.partitions.list()).filter((p) => p.table === 'candles' && p.timeframe === '1m')[0];
+    expect(Date.parse(moved)).toBeGreaterThanOrEqual(kept.startMs);
+    expect(after.find((c) => c.timeframe === '1h')).toEqual(before.find((c) => c.timeframe === '1h'));
+    const hoursAfter = await s.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candles WHERE series_id = $1 AND timeframe = '1h'`, [id]);
+    expect(hoursAfter).toEqual(hours);
+    const [{ n }] = await s.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM features WHERE series_id = $1 AND timeframe = '1m' AND time < $2`, [id, new Date(kept.startMs)]);
+    expect(n).toBe(0);
+  });
+
+  it('when a retention shorter than 8 days reaches the partitions, then nothing is dropped', async () => {
+    await expect(services().store.partitions.dropBefore('1m', Date.now() - 7 * DAY)).rejects.toThrow(/shorter than 8 days/);
+  });
+
+  it('when two writers need the same new partition at once, then both write and it is created once', async () => {
+    const s = services();
+    const t = Date.UTC(2019, 5, 15);
+    // On PostgreSQL on two connections: the writers' own (a pool of one) and the API's pool.
+    const [viaPool] = await Promise.all([
+      s.store.db.query<{ n: number }>('SELECT mds_ensure_partitions($1, $2, $2) AS n', ['1m', new Date(t)]),
+      s.store.partitions.ensure([{ timeframe: '1m', fromMs: t, toMs: t }]),
+    ]);
+    expect(viaPool[0].n).toBeLessThanOrEqual(2);
+    expect((await names()).filter((n) => n.endsWith('_1m_2019_06')).sort()).toEqual(['candles_1m_2019_06', 'features_1m_2019_06']);
+  });
+
+  it('when the SQL and the code name the period of each timeframe, then they agree', async () => {
+    const rows = await services().store.db.query<{ tf: string; period: string }>(
+      'SELECT tf, mds_partition_period(tf) AS period FROM unnest($1::text[]) AS tf',
+      [[...FEATURE_TIMEFRAMES]],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.tf, r.period]))).toEqual(PARTITION_PERIOD);
+  });
+});
+
+/** The migrations before partitioning, in a directory of their own. */
+function migrationsBefore(name: string): string {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'mds-migrations-'));
+  cpSync(MIGRATIONS_DIR, out, { recursive: true, filter: (src) => path.basename(src) < name || src === MIGRATIONS_DIR || !path.basename(src).match(/^\d{14}_/) });
+  return out;
+}
+
+describe.each(databases())('the partitioning migration on %s', (_name, make) => {
+  let db: Database;
+  let drop: (() => Promise<void>) | undefined;
+  let oldDir: string;
+  beforeAll(async () => {
+    const fresh = await make();
+    drop = fresh?.drop;
+    db = await openDatabase({ databaseUrl: fresh?.url, dataDir: 'memory' });
+    oldDir = migrationsBefore('20261126000000_time_partitions');
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+    rmSync(oldDir, { recursive: true, force: true });
+  });
+
+  const snapshot = async () => ({
+    candles: (await db.query<{ r: string }>(`SELECT c::text AS r FROM candles c ORDER BY series_id, timeframe, time`)).map((x) => x.r),
+    features: (await db.query<{ r: string }>(`SELECT f::text AS r FROM features f ORDER BY series_id, timeframe, time`)).map((x) => x.r),
+  });
+
+  it('when a database of the previous schema holds candles and features, then migrating partitions them in place with every row and value kept', async () => {
+    expect(await migrate(db, oldDir)).not.toContain('20261126000000_time_partitions');
+    await db.exec(`
+      INSERT INTO series (exchange, symbol) VALUES ('perp', 'OLD-USDT'), ('spot', 'OLD-USDT');
+      INSERT INTO candles SELECT s, '1m', t, 100.123456, 101, 99.5, 100.25, 3.000001, false
+        FROM generate_series(1, 2) s, generate_series(timestamptz '2024-01-31 22:00+00', '2024-02-01 02:00+00', interval '1 minute') t;
+      INSERT INTO candles SELECT 1, '1h', t, 100.5, 101, 99, 100.25, 60, true FROM generate_series(timestamptz '2023-12-31 20:00+00', '2024-01-01 04:00+00', interval '1 hour') t;
+      INSERT INTO candles SELECT 1, '1d', timestamptz '2021-06-01 00:00+00', 1, 2, 0.5, 1.5, 10, false;
+      INSERT INTO features (series_id, timeframe, time, rsi_14, bb_pct) SELECT 1, '1m', t, 55.123456, -0.000001 FROM generate_series(timestamptz '2024-01-31 23:00+00', '2024-02-01 01:00+00', interval '1 minute') t;
+      INSERT INTO features (series_id, timeframe, time, funding_norm, premium_pct) SELECT 1, 'funding', t, 1.5, NULL FROM generate_series(timestamptz '2022-12-31 22:00+00', '2023-01-01 02:00+00', interval '1 hour') t;
+    `);
+    const before = await snapshot();
+    expect(before.candles.length).toBe(2 * 241 + 9 + 1);
+
+    expect(await migrate(db)).toEqual(['20261126000000_time_partitions']);
+    expect(await snapshot()).toEqual(before);
+    const parts = await new Partitions(db).list();
+    expect(parts.map((p) => p.name).sort()).toEqual(
+      [
+        'candles_1d_2021',
+        'candles_1h_2023',
+        'candles_1h_2024',
+        'candles_1m_2024_01',
+        'candles_1m_2024_02',
+        'features_1d_2021',
+        'features_1h_2023',
+        'features_1h_2024',
+        'features_1m_2024_01',
+        'features_1m_2024_02',
+        'features_funding_2022',
+        'features_funding_2023',
+      ].sort(),
+    );
+    const [{ partitioned }] = await db.query<{ partitioned: number }>(
+      `SELECT count(*)::int AS partitioned FROM pg_partitioned_table WHERE partrelid IN ('candles'::regclass, 'features'::regclass)`,
+    );
+    expect(partitioned).toBe(2);
+    // The primary key still refuses a duplicate, and upserts still meet it.
+    await expect(db.query(`INSERT INTO candles SELECT * FROM candles WHERE timeframe = '1d'`)).rejects.toThrow(/duplicate key/);
+    await db.query(`INSERT INTO candles SELECT * FROM candles WHERE timeframe = '1d' ON CONFLICT (series_id, timeframe, time) DO UPDATE SET close = 2`);
+    expect((await db.query<{ close: string }>(`SELECT close::text FROM candles WHERE timeframe = '1d'`))[0].close).toBe('2');
+  });
+});
