@@ -25,6 +25,8 @@ export class MultiAssetRepository {
    * Each series is read by its own range scans, so the cost follows the page, not the history
    * after `start`: the first `limit` times of each series (the page's times are among them),
    * then each series' values up to the page's last time (every time up to it is a page time).
+   * The last time is a scalar subquery, so it bounds each series' index scan (joined from the
+   * CTE, it was a filter applied after reading everything after `start`).
    */
   async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<MultiAssetValue[]> {
     const table = TABLES[source.kind];
@@ -44,10 +46,9 @@ export class MultiAssetRepository {
        )
        SELECT ${sqlTime('v.time')} AS time, s.id AS series_id, ${sqlDecimal(`v.${column}`, places)} AS value
        FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN page
        CROSS JOIN LATERAL (
          SELECT time, ${column} FROM ${table}
-         WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= page.last AND ${column} IS NOT NULL
+         WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= (SELECT last FROM page) AND ${column} IS NOT NULL
        ) v
        ORDER BY v.time, s.id`,
       [ids, start, end, limit],

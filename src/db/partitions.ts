@@ -15,6 +15,9 @@
  *   be dropped by another process's retention, so a write that old asks the database again.
  * - Retention (`dropBefore`) detaches a partition CONCURRENTLY (reads and writes of the other
  *   partitions go on) and then drops it; a detach left pending by a crash is finalized first.
+ * - All of this only while `candles` has the service's own layout (LIST-partitioned by
+ *   timeframe): a database whose operator made it a TimescaleDB hypertable or a Citus table
+ *   of another layout (docs/SCALING.md) manages its own partitions, and this does nothing.
  */
 import type { Database, SqlSession } from './database';
 import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
@@ -100,6 +103,8 @@ const NAME = /^(candles|features)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}
 export class Partitions {
   /** `timeframe:periodStart` of the partitions known to exist (both tables). */
   private readonly known = new Set<string>();
+  /** Whether `candles` has the service's partitions (asked once). */
+  private layout: Promise<boolean> | undefined;
 
   constructor(
     private readonly db: Database,
@@ -117,6 +122,7 @@ export class Partitions {
    */
   async ensure(spans: readonly TimeSpan[], within?: SqlSession): Promise<number> {
     let created = 0;
+    if (!(await this.managed(within))) return 0;
     const horizon = this.clock() - MIN_RETENTION_MS;
     for (const { timeframe, fromMs, toMs } of spans) {
       if (!(fromMs <= toMs)) continue;
@@ -132,6 +138,22 @@ export class Partitions {
       }
     }
     return created;
+  }
+
+  /**
+   * Whether the service manages the partitions: `candles` is LIST-partitioned (by timeframe), as
+   * the migration made it. Asked once per process, on `within` on PGlite (inside a transaction
+   * its one connection is the transaction's).
+   */
+  managed(within?: Pick<SqlSession, 'query'>): Promise<boolean> {
+    this.layout ??= (this.db.kind === 'pglite' && within ? within : this.db)
+      .query<{ managed: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+                        WHERE c.relname = 'candles' AND c.relnamespace = current_schema()::regnamespace AND p.partstrat = 'l') AS managed`,
+      )
+      .then((r) => r[0].managed);
+    this.layout.catch(() => (this.layout = undefined));
+    return this.layout;
   }
 
   /** Every partition of both tables, by table, timeframe and time. */

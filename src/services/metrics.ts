@@ -142,7 +142,7 @@ export class Metrics implements VenueObserver {
   private readLags: () => SeriesLag[] = () => [];
   private readonly replicaAvailable = new client.Gauge({
     name: 'mds_replica_available',
-    help: 'Per read replica: 1 while it serves data reads (reachable, a standby, within REPLICA_MAX_LAG), else 0 and its reads on the primary.',
+    help: 'Per read replica: 1 while it is in the rotation (reachable, a standby, within REPLICA_MAX_LAG; while catching up with an event this process saw, its reads wait on the primary), else 0.',
     labelNames: ['replica'] as const,
     registers: [this.registry],
   });

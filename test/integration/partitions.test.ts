@@ -176,6 +176,10 @@ describe.each(databases())('the partitioning migration on %s', (_name, make) => 
     `);
     const before = await snapshot();
     expect(before.candles.length).toBe(2 * 241 + 9 + 1);
+    // Tables the service did not partition (this schema, or a hypertable an operator made): it leaves them alone.
+    const unmanaged = new Partitions(db);
+    expect(await unmanaged.ensure([{ timeframe: '1m', fromMs: Date.UTC(2024, 0, 1), toMs: Date.UTC(2024, 0, 2) }])).toBe(0);
+    expect(await unmanaged.list()).toEqual([]);
 
     expect(await migrate(db)).toEqual(['20261126000000_time_partitions']);
     expect(await snapshot()).toEqual(before);
