@@ -185,7 +185,8 @@ export class CandlesRepository {
 
   private async writeText(seriesId: number, timeframe: CandleTimeframe, text: (frame: CandleLineFrame) => AsyncIterable<string>): Promise<void> {
     const frame = { prefix: `${seriesId},${timeframe},`, suffix: ',f\n' };
-    await bulkUpsert(this.db, { table: 'candles', columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
+    const table = await this.partitions.tableFor('candles', timeframe);
+    await bulkUpsert(this.db, { table, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
   }
 
   /**

@@ -117,7 +117,8 @@ export class FeaturesRepository {
         new Date(times[firstIndex]),
         new Date(times[times.length - 1]),
       ]);
-    await bulkUpsert(this.db, { table: 'features', columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
+    const table = await this.partitions.tableFor('features', timeframe);
+    await bulkUpsert(this.db, { table, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
     return times.length - firstIndex;
   }
 

@@ -93,10 +93,19 @@ export interface PartitionInfo {
 /** What a writer's repositories ask of the partitions: those of the spans they are about to write. */
 export interface PartitionGuard {
   ensure(spans: readonly TimeSpan[]): Promise<unknown>;
+  /**
+   * The table a bulk write of one timeframe goes to: the timeframe's own table (`candles_1m`)
+   * when the service manages the partitions, which spares PostgreSQL a level of routing per row
+   * (an import of 1M candles about 0.7 s faster, bench/README.md), else the table itself.
+   */
+  tableFor(table: PartitionedTable, timeframe: FeatureTimeframe): Promise<string>;
 }
 
 /** The guard of repositories that only read (the read replicas' facet): a write there is a bug. */
-export const READ_ONLY: PartitionGuard = { ensure: () => Promise.reject(new Error('these repositories only read')) };
+export const READ_ONLY: PartitionGuard = {
+  ensure: () => Promise.reject(new Error('these repositories only read')),
+  tableFor: () => Promise.reject(new Error('these repositories only read')),
+};
 
 const NAME = /^(candles|features)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;
 
@@ -113,7 +122,10 @@ export class Partitions {
 
   /** The guard of the repositories of one session (a writer's transaction): on PGlite it runs the DDL itself. */
   on(session: SqlSession): PartitionGuard {
-    return { ensure: (spans) => this.ensure(spans, session) };
+    return {
+      ensure: (spans) => this.ensure(spans, session),
+      tableFor: async (table, timeframe) => ((await this.managed(session)) ? `${table}_${timeframe}` : table),
+    };
   }
 
   /**

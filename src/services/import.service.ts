@@ -8,7 +8,7 @@
  * other line goes through the general parser (csv-rows.ts), which accepts it or names the
  * problem, so both paths accept and write the same rows.
  */
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { CandleLineFrame } from '../db/candles.repository';
 import type { Store } from '../db/store';
 import { AsciiText } from '../domain/ascii-text';
@@ -133,10 +133,21 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
   );
 }
 
+/** The time of a candle line, by the common shape or the general parser; -1 when it has none that can be read. */
+function lineTime(block: Buffer, start: number, end: number, timeframe: CandleTimeframe): number {
+  const time = candleLineTime(block, start, end);
+  if (time >= 0) return time;
+  try {
+    return parseCandleRow(splitCsvLine(textOf(block, start, end)), timeframe).time;
+  } catch {
+    return -1;
+  }
+}
+
 /**
  * First and last time of the candle rows of `file` (null: none), read before the import so that
- * their time partitions exist before the rows stream in. A row whose time cannot be read is
- * skipped here: the import itself then refuses it with its line.
+ * their time partitions exist before the rows stream in: a pass over the file. A row whose time
+ * cannot be read is skipped here: the import itself then refuses it with its line.
  */
 async function candleSpan(file: string, timeframe: CandleTimeframe): Promise<{ fromMs: number; toMs: number } | null> {
   const track: Tracker = { rows: 0, from: null, to: null };
@@ -145,20 +156,66 @@ async function candleSpan(file: string, timeframe: CandleTimeframe): Promise<{ f
     CANDLE_HEADER,
     track,
     (block, start, end) => {
-      let time = candleLineTime(block, start, end);
-      if (time < 0) {
-        try {
-          time = parseCandleRow(splitCsvLine(textOf(block, start, end)), timeframe).time;
-        } catch {
-          return;
-        }
-      }
-      count(track, time);
+      const time = lineTime(block, start, end, timeframe);
+      if (time >= 0) count(track, time);
     },
     () => null,
   );
   for await (const _ of lines);
   return track.from === null || track.to === null ? null : { fromMs: track.from, toMs: track.to };
+}
+
+/** Bytes read from the end of a file for its last line. */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * The span of a file whose rows are in time order (as files are written), from its first and
+ * last data lines only: no pass over the file. Null when either cannot be read so. A file in
+ * another order may have rows outside it: their partitions are then missing, the COPY is
+ * refused and the import runs again after a full `candleSpan`.
+ */
+async function endsSpan(file: string, timeframe: CandleTimeframe): Promise<{ fromMs: number; toMs: number } | null> {
+  let first = -1;
+  const track: Tracker = { rows: 0, from: null, to: null };
+  const head = dataLines(
+    file,
+    CANDLE_HEADER,
+    track,
+    (block, start, end) => {
+      if (first < 0) first = lineTime(block, start, end, timeframe);
+    },
+    () => (first !== -1 ? first : null),
+  );
+  try {
+    for await (const _ of head) break;
+  } catch {
+    return null; // the import names the problem
+  }
+  if (first < 0) return null;
+  const fh = await open(file, 'r');
+  let tail: Buffer;
+  let size: number;
+  try {
+    size = (await fh.stat()).size;
+    const len = Math.min(size, TAIL_BYTES);
+    tail = Buffer.alloc(len);
+    await fh.read(tail, 0, len, size - len);
+  } finally {
+    await fh.close();
+  }
+  let end = tail.length;
+  while (end > 0 && (tail[end - 1] === 10 || tail[end - 1] === 13 || tail[end - 1] === 32 || tail[end - 1] === 9)) end--;
+  let start = end;
+  while (start > 0 && tail[start - 1] !== 10 && tail[start - 1] !== 13) start--;
+  if (start === 0 && tail.length < size) return null; // a last line longer than the tail read
+  const last = lineTime(tail, start, end, timeframe);
+  return last < 0 ? null : { fromMs: Math.min(first, last), toMs: Math.max(first, last) };
+}
+
+/** PostgreSQL refused a row for want of its partition (SQLSTATE 23514, "no partition of relation ... found for row"). */
+function missingPartition(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === '23514' && typeof e.message === 'string' && e.message.includes('no partition');
 }
 
 /** The funding rates of `file`, a batch per block. */
@@ -203,13 +260,24 @@ export class ImportService {
   async importCandles(market: MarketRef, timeframe: CandleTimeframe, file: string): Promise<ImportResult> {
     const exchange = this.venues.parseExchange(market.exchange);
     await requireFile(file);
-    const span = (await candleSpan(file, timeframe)) ?? { fromMs: 0, toMs: -1 };
     const track: Tracker = { rows: 0, from: null, to: null };
-    const seriesId = await this.store.transaction(async (tx) => {
-      const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.candles.upsertText(id, timeframe, span, (frame) => candleText(file, timeframe, frame, track));
-      return id;
-    });
+    const write = (span: { fromMs: number; toMs: number }) =>
+      this.store.transaction(async (tx) => {
+        const id = await tx.series.ensure({ exchange, symbol: market.symbol });
+        await tx.candles.upsertText(id, timeframe, span, (frame) => candleText(file, timeframe, frame, track));
+        return id;
+      });
+    const fullSpan = async () => (await candleSpan(file, timeframe)) ?? { fromMs: 0, toMs: -1 };
+    // The partitions of the rows' span first: from the file's ends, or from a pass over it.
+    const ends = await endsSpan(file, timeframe);
+    let seriesId: number;
+    try {
+      seriesId = await write(ends ?? (await fullSpan()));
+    } catch (err) {
+      // Rows out of time order, outside the span of the ends: again with the whole file's span.
+      if (ends === null || !missingPartition(err)) throw err;
+      seriesId = await write(await fullSpan());
+    }
     return { seriesId, exchange, symbol: market.symbol, ...track };
   }
 

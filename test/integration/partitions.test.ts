@@ -66,6 +66,19 @@ describe.each(storageCases())('time partitions on $name', (kase) => {
     expect(counts).toEqual({ m: (Date.UTC(2024, 1, 1, 1) - Date.UTC(2023, 10, 30)) / (10 * MIN), h: 31 * 24 + 1 });
   });
 
+  it('when a file is out of time order beyond its first and last rows, then the import still stores every row', async () => {
+    const s = services();
+    const file = path.join(dir, 'UNSORTED-USDT.csv');
+    const jan = Date.UTC(2024, 0, 10);
+    const far = Date.UTC(2018, 6, 1); // a partition nothing else creates
+    writeFileSync(file, `time,open,high,low,close,volume\n${jan},1,2,0.5,1.5,1\n${far},1,2,0.5,1.5,1\n${jan + MIN},1,2,0.5,1.5,1\n`);
+    const r = await s.importer.importCandles({ exchange: 'perp', symbol: 'UNSORTED-USDT' }, '1m', file);
+    expect({ rows: r.rows, from: r.from, to: r.to }).toEqual({ rows: 3, from: far, to: jan + MIN });
+    const [{ n }] = await s.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candles WHERE series_id = $1`, [r.seriesId]);
+    expect(n).toBe(3);
+    expect(await names()).toEqual(expect.arrayContaining(['candles_1m_2018_07', 'features_1m_2018_07']));
+  });
+
   it('when the partition job runs, then the current period and the next two exist for every timeframe, in both tables, and a second run creates none', async () => {
     const now = Date.now();
     const job = new PartitionService(services().store.partitions, services().store.locks, {});
