@@ -287,7 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     logLevel: c.LOG_LEVEL,
     qualityIntervalMs: c.QUALITY_INTERVAL,
-    retentionMs: Object.fromEntries(CANDLE_TIMEFRAMES.flatMap((tf) => (retentionOf(c, tf) === undefined ? [] : [[tf, retentionOf(c, tf)!]]))),
+    retentionMs: Object.fromEntries(CANDLE_TIMEFRAMES.map((tf) => [tf, retentionOf(c, tf)]).filter(([, ms]) => ms !== undefined)),
     graphqlCompiled: c.GRAPHQL_COMPILED,
     graphqlWsKeepAliveMs: c.GRAPHQL_WS_KEEPALIVE,
     tierLimits: resolveTierLimits(c.TIER_LIMITS),

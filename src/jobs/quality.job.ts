@@ -6,7 +6,7 @@
 import type { Logger } from '../logger';
 import type { Metrics } from '../services/metrics';
 import type { QualityService } from '../services/quality.service';
-import { repeat } from '../services/repeat';
+import { startJobSchedule } from './schedule';
 
 export function startQualitySchedule(
   quality: QualityService,
@@ -15,18 +15,13 @@ export function startQualitySchedule(
   clock: () => number,
   metrics?: Metrics,
 ): () => Promise<void> {
-  const run = async () => {
-    const started = performance.now();
-    try {
-      const n = await quality.runExclusive(clock());
-      const ms = performance.now() - started;
-      metrics?.jobRun('quality', n === null ? 'skipped' : 'ok', ms / 1000);
-      if (n === null) logger.debug('quality job skipped: another instance holds the lock');
-      else logger.info({ records: n, duration_ms: Math.round(ms) }, 'quality job done');
-    } catch (err) {
-      metrics?.jobRun('quality', 'error', (performance.now() - started) / 1000);
-      logger.error({ err }, 'quality job failed');
-    }
-  };
-  return repeat(run, () => intervalMs, { immediately: true });
+  return startJobSchedule({
+    job: 'quality',
+    name: 'quality job',
+    intervalMs,
+    run: () => quality.runExclusive(clock()),
+    report: (records) => ({ records }),
+    logger,
+    metrics,
+  });
 }

@@ -1,0 +1,45 @@
+/**
+ * The one shape of the server's periodic jobs: a run at once, then `intervalMs` after each run
+ * ended (never overlapping; `repeat`). A run answers null when another instance holds the job's
+ * lock: counted as `skipped` and logged at debug level. Every run is counted in /metrics by
+ * outcome (`mds_job_runs_total{job}`); a failure is logged as an error and the next run comes
+ * on schedule. `stop()` waits for a run in progress.
+ */
+import type { Logger } from '../logger';
+import type { Metrics } from '../services/metrics';
+import { repeat } from '../services/repeat';
+
+export interface JobSchedule<T> {
+  /** The job's label in /metrics (`quality`, `partitions`). */
+  job: string;
+  /** How the logs name it (`quality job`). */
+  name: string;
+  intervalMs: number;
+  /** One run; null: skipped, another instance holds the lock. */
+  run: () => Promise<T | null>;
+  /** What a finished run logs at info level (with its duration); null: nothing worth a line. */
+  report: (out: T) => Record<string, unknown> | null;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+export function startJobSchedule<T>(s: JobSchedule<T>): () => Promise<void> {
+  const work = async () => {
+    const started = performance.now();
+    try {
+      const out = await s.run();
+      const ms = performance.now() - started;
+      s.metrics?.jobRun(s.job, out === null ? 'skipped' : 'ok', ms / 1000);
+      if (out === null) {
+        s.logger.debug(`${s.name} skipped: another instance holds the lock`);
+        return;
+      }
+      const fields = s.report(out);
+      if (fields) s.logger.info({ ...fields, duration_ms: Math.round(ms) }, `${s.name} done`);
+    } catch (err) {
+      s.metrics?.jobRun(s.job, 'error', (performance.now() - started) / 1000);
+      s.logger.error({ err }, `${s.name} failed`);
+    }
+  };
+  return repeat(work, () => s.intervalMs, { immediately: true });
+}
