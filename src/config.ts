@@ -6,74 +6,23 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseSince, parseSymbolList, parseSymbolMap, type SymbolMap } from './domain/ingest-settings';
-import { parseDuration } from './domain/time';
 import { CANDLE_TIMEFRAMES, type CandleTimeframe } from './domain/timeframe';
 import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
 import type { Tier } from './domain/tiers';
 
-const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
-
-function parseBool(text: string): boolean {
-  const v = BOOLEANS[text.trim().toLowerCase()];
-  if (v === undefined) throw new Error('must be true or false');
-  return v;
-}
-
-const bool = (def: boolean) =>
-  z
-    .string()
-    .transform((v) => v.trim().toLowerCase())
-    .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' }))
-    .optional()
-    .transform((v) => (v === undefined ? def : BOOLEANS[v]));
-
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
-
-const exchangeName = z.string().regex(/^[a-z0-9_.-]{1,32}$/, 'must be 1-32 lowercase letters, digits, _ . -');
-
-/** A duration: plain seconds ("300") or with a unit ("500ms", "30s", "5m", "1h", "30d"). */
-const duration = (def: string) =>
-  z
-    .string()
-    .default(def)
-    .transform((v, ctx) => {
-      const ms = parseDuration(v);
-      if (ms === null) {
-        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 300, 30s, 5m, 1h or 30d' });
-        return z.NEVER;
-      }
-      return ms;
-    });
-
-/**
- * A retention (RETENTION_1M ...): a duration of at least 8 days, the quality score's 7-day
- * window and a day more (docs/DECISIONS.md, Retention); unset or blank: kept for ever.
- */
-const optionalRetention = optionalString.transform((v, ctx) => {
-  if (v === undefined) return undefined;
-  const ms = parseDuration(v);
-  if (ms === null || ms < 8 * 86_400_000) {
-    ctx.addIssue({ code: 'custom', message: 'must be a duration of at least 8 days, such as 400d' });
-    return z.NEVER;
-  }
-  return ms;
-});
-
-const retentionVar = (tf: CandleTimeframe) => `RETENTION_${tf.toUpperCase()}` as const;
-const retentionOf = (c: Record<ReturnType<typeof retentionVar>, number | undefined>, tf: CandleTimeframe) => c[retentionVar(tf)];
-
-/** A venue base URL: http(s) for REST, ws(s) for sockets; no trailing slash kept. */
-const venueUrl = (def: string, schemes: RegExp) =>
-  z
-    .string()
-    .default(def)
-    .refine((v) => schemes.test(v) && URL.canParse(v), { message: `must be a ${schemes.source.slice(1, -1).replace(/[()?:]/g, '')} URL` })
-    .transform((v) => v.replace(/\/+$/, ''));
-
-const weightPerMinute = (def: number) => z.coerce.number().int().min(1).max(1_000_000).default(def);
+import {
+  bool,
+  parseBool,
+  duration,
+  exchangeName,
+  optionalRetention,
+  optionalString,
+  parseReplicaUrls,
+  retentionOf,
+  retentionVar,
+  venueUrl,
+  weightPerMinute,
+} from './config-values';
 
 const schema = z
   .object({
@@ -233,14 +182,6 @@ export interface IngestConfig {
   fundingDelayMs: number;
   hyperliquid: { apiUrl: string; wsUrl: string; weightPerMinute: number };
   binance: { apiUrl: string; wsUrl: string; weightPerMinute: number };
-}
-
-/** A comma-separated list of PostgreSQL URLs (blank items dropped, duplicates refused). */
-function parseReplicaUrls(text: string): string[] {
-  const urls = text.split(',').map((u) => u.trim()).filter((u) => u !== '');
-  for (const u of urls) if (!/^postgres(ql)?:\/\//.test(u) || !URL.canParse(u)) throw new Error(`${u.replace(/\/\/[^@/]*@/, '//…@')}: must be a postgres:// or postgresql:// URL`);
-  if (new Set(urls).size !== urls.length) throw new Error('lists one URL twice');
-  return urls;
 }
 
 export class ConfigError extends Error {
