@@ -1,8 +1,24 @@
 /**
  * The feature precompute's candle history: the text PostgreSQL aggregates a range of candles
  * into (`epoch_ms,open,high,low,close,volume` lines) read into arrays of doubles by offsets, with
- * no string per value.
+ * no string per value; and the statement that reads it.
  */
+
+/**
+ * The history of series $1 at timeframe $2 as one text of `epoch_ms,open,high,low,close,volume`
+ * lines, oldest first: up to $4 bars before $3 and up to $5 bars from $3 on ($3 null: from the
+ * first bar). No object per candle and no float8 conversion in PostgreSQL (measured 1.0 s
+ * against 1.7 s for per-column float8 arrays, on 525,600 candles).
+ */
+export const HISTORY_SQL = `
+SELECT string_agg(concat_ws(',', date_part('epoch', time) * 1000, open, high, low, close, volume), E'\\n' ORDER BY time) AS s
+FROM (
+  (SELECT time, open, high, low, close, volume FROM candles
+   WHERE $3::timestamptz IS NOT NULL AND series_id = $1 AND timeframe = $2 AND time < $3 ORDER BY time DESC LIMIT $4)
+  UNION ALL
+  (SELECT time, open, high, low, close, volume FROM candles
+   WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3) ORDER BY time LIMIT $5)
+) w`;
 
 /** Candles of one series as floats, oldest first (the feature precompute's input). */
 export interface CandleHistory {

@@ -13,10 +13,11 @@ import type { Candle, Coverage, Page } from '../domain/market';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import { PAGE_SQL, PAGES_SQL, candleJson, candleOf } from './candle-pages';
-import { historyOf, type CandleHistory } from './candle-history';
+import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
+import { COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
 import type { SqlSession, TextRow } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
-import { apiTimeOfEpoch, sqlEpochMs, sqlTime } from './sql';
+import { apiTimeOfEpoch, sqlEpochMs } from './sql';
 
 export type { CandleHistory };
 
@@ -44,30 +45,6 @@ const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
 const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
-
-/**
- * A derived candle for every complete bucket (period closed at $7) from the finer candles it
- * has; an imported candle (derived = false) is never overwritten, nor a derived one rewritten
- * with the values it already holds (a live minute re-rolls its buckets without dead rows).
- */
-const ROLLUP_SQL = `
-INSERT INTO candles (series_id, timeframe, time, open, high, low, close, volume, derived)
-SELECT $1, $2, bucket,
-       (array_agg(open ORDER BY time))[1], max(high), min(low),
-       (array_agg(close ORDER BY time DESC))[1], sum(volume), true
-FROM (
-  SELECT date_bin($3::interval, time, timestamptz '1970-01-01 00:00:00+00') AS bucket, time, open, high, low, close, volume
-  FROM candles
-  WHERE series_id = $1 AND timeframe = $4 AND time >= $5 AND time < $6
-) finer
-GROUP BY bucket
-HAVING bucket + $3::interval <= $7
-ON CONFLICT (series_id, timeframe, time) DO UPDATE
-  SET open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low,
-      close = EXCLUDED.close, volume = EXCLUDED.volume
-  WHERE candles.derived
-    AND (candles.open, candles.high, candles.low, candles.close, candles.volume)
-        IS DISTINCT FROM (EXCLUDED.open, EXCLUDED.high, EXCLUDED.low, EXCLUDED.close, EXCLUDED.volume)`;
 
 export class CandlesRepository {
   constructor(
@@ -118,17 +95,7 @@ export class CandlesRepository {
    */
   async coverage(ids: readonly number[], now: Date): Promise<CoverageRow[]> {
     const rows = await this.db.query<{ series_id: number; timeframe: Coverage['timeframe']; first: string | null; last: string | null }>(
-      `SELECT s.id AS series_id, tf.timeframe,
-              ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe ORDER BY time LIMIT 1)`)} AS first,
-              ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe AND c.time + tf.period <= $2 ORDER BY time DESC LIMIT 1)`)} AS last
-       FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN (VALUES ('1m', interval '1 minute'), ('5m', interval '5 minutes'), ('15m', interval '15 minutes'),
-                          ('1h', interval '1 hour'), ('4h', interval '4 hours'), ('1d', interval '1 day')) AS tf(timeframe, period)
-       UNION ALL
-       SELECT s.id, 'funding',
-              ${sqlTime('(SELECT min(time) FROM funding_rates f WHERE f.series_id = s.id)')},
-              ${sqlTime('(SELECT max(time) FROM funding_rates f WHERE f.series_id = s.id AND f.time <= $2)')}
-       FROM unnest($1::int[]) AS s(id)`,
+      COVERAGE_SQL,
       [ids, now],
     );
     const out: CoverageRow[] = [];
@@ -246,22 +213,10 @@ export class CandlesRepository {
     );
   }
 
-  /**
-   * Mean |perp - spot| / spot over the times both series have in [from, to]; null when none.
-   * One range scan of the window's partitions grouped by time, not a join of the two series:
-   * on partitions without planner statistics (new ones; PGlite never analyzes) a join was
-   * planned as a nested loop of range scans, 10,000 x 10,000 rows on a week of 1m.
-   */
+  /** Mean |perp - spot| / spot over the times both series have in [from, to]; null when none (MEAN_BASIS_SQL). */
   async meanBasis(perpId: number, spotId: number, timeframe: CandleTimeframe, from: Date, to: Date): Promise<number | null> {
     const [b] = await this.db.query<{ basis: number | null }>(
-      `SELECT avg(abs(perp - spot) / spot)::float8 AS basis
-       FROM (
-         SELECT min(close) FILTER (WHERE series_id = $1) AS perp, min(close) FILTER (WHERE series_id = $2) AS spot
-         FROM candles
-         WHERE series_id IN ($1, $2) AND timeframe = $3 AND time >= $4 AND time <= $5
-         GROUP BY time
-       ) t
-       WHERE perp IS NOT NULL AND spot IS NOT NULL`,
+      MEAN_BASIS_SQL,
       [perpId, spotId, timeframe, from, to],
     );
     return b.basis;
@@ -275,18 +230,8 @@ export class CandlesRepository {
    * first bar), in one statement.
    */
   async history(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null, lookback: number, limit: number): Promise<CandleHistory> {
-    // The whole range as one text of `epoch_ms,open,high,low,close,volume` lines: no object
-    // per candle and no float8 conversion in PostgreSQL (measured 1.0 s against 1.7 s for
-    // per-column float8 arrays, on 525,600 candles).
     const [r] = await this.db.query<{ s: string | null }>(
-      `SELECT string_agg(concat_ws(',', date_part('epoch', time) * 1000, open, high, low, close, volume), E'\\n' ORDER BY time) AS s
-       FROM (
-         (SELECT time, open, high, low, close, volume FROM candles
-          WHERE $3::timestamptz IS NOT NULL AND series_id = $1 AND timeframe = $2 AND time < $3 ORDER BY time DESC LIMIT $4)
-         UNION ALL
-         (SELECT time, open, high, low, close, volume FROM candles
-          WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3) ORDER BY time LIMIT $5)
-       ) w`,
+      HISTORY_SQL,
       [seriesId, timeframe, fromMs === null ? null : new Date(fromMs), lookback, limit],
       { prepare: true },
     );
