@@ -156,7 +156,7 @@ async function child(dataDir: string | undefined): Promise<void> {
     clearInterval(sampler);
     const peakSampled = Math.max(peak, process.memoryUsage().rss);
 
-    const id = await services.store.series.idOf({ exchange: services.venues.spot, symbol: SYMBOL });
+    const id = await services.store.series.idOf({ exchange: services.exchanges.spot, symbol: SYMBOL });
     if (id === undefined) throw new Error('the series was not created');
     const db = services.store.db;
     const candles: ChildResult['candles'] = {};

@@ -10,7 +10,7 @@ import { liveSettings, openServices, type Services } from './composition';
 import { parseSince } from './domain/ingest-settings';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger } from './logger';
-import type { VenueRole } from './domain/venues';
+import type { ExchangeRole } from './domain/exchanges';
 import { migrate } from './db/migrator';
 import { SYMBOL, TIMEFRAME } from './domain/params/market-params';
 import { parseValue } from './domain/params/param';
@@ -117,7 +117,7 @@ const COMMANDS: Record<string, Command> = {
     async run(s, o) {
       const symbols = o.symbol ? (o.symbol as string[]).map((x) => parseValue(SYMBOL, x)) : s.config.ingest.symbols;
       if (symbols.length === 0) throw new Error('no symbols: pass --symbol or set INGEST_SYMBOLS');
-      const roles: VenueRole[] = o.exchange === undefined ? ['perp', 'spot'] : [s.venues.roleOf(String(o.exchange))];
+      const roles: ExchangeRole[] = o.exchange === undefined ? ['perp', 'spot'] : [s.exchanges.roleOf(String(o.exchange))];
       let sinceMs: number;
       try {
         sinceMs = parseSince(String(o.since ?? s.config.ingest.since), now());

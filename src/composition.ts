@@ -7,8 +7,8 @@ import { migrate } from './db/migrator';
 import { openDatabase } from './db/open-database';
 import { ReplicaRouter } from './db/replica-router';
 import { Store } from './db/store';
-import { marketReads, type MarketReads } from './domain/params/reads';
-import { Venues } from './domain/venues';
+import { marketEndpoints, type MarketEndpoints } from './domain/params/market-endpoints';
+import { Exchanges } from './domain/exchanges';
 import { AccessService } from './services/access/access.service';
 import { CandlesService } from './services/candles.service';
 import { DemoSeedService } from './services/demo-seed.service';
@@ -44,8 +44,8 @@ import { RedisEventBus } from './services/events/redis.event-bus';
 export interface Services {
   config: Config;
   store: Store;
-  venues: Venues;
-  reads: MarketReads;
+  exchanges: Exchanges;
+  endpoints: MarketEndpoints;
   tiers: TierPolicy;
   quotaStore: QuotaStore;
   access: AccessService;
@@ -117,7 +117,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     throw err;
   }
   // Read replicas: pools of their own and a poll of their positions (src/db/replica-router.ts);
-  // only the read services get them, through store.reads.
+  // only the read services get them, through store.routed.
   const replicas =
     db.kind === 'postgres' && config.databaseUrl && config.databaseReplicaUrls.length && opts.readReplicas !== false
       ? new ReplicaRouter(db, {
@@ -147,8 +147,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
         )
       : store;
   const clock = opts.clock ?? Date.now;
-  const venues = new Venues(config.exchanges.perp, config.exchanges.spot);
-  const reads = marketReads(venues);
+  const exchanges = new Exchanges(config.exchanges.perp, config.exchanges.spot);
+  const endpoints = marketEndpoints(exchanges);
   const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
   const quotaStore: QuotaStore = config.redisUrl
     ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
@@ -164,25 +164,25 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const publisher = new EventPublisher({
     bus,
     store,
-    venues,
+    exchanges,
     clock,
     onError: (err) => logger.warn({ err }, 'an event was not published'),
     onPublished: (e) => metrics.published(e.type),
   });
   const quality = new QualityService({
-    read: reads.quality,
-    venues,
+    endpoint: endpoints.quality,
+    exchanges,
     series: store.series,
     candles: store.candles,
     quality: store.quality,
     ingest: store.ingest,
     locks: store.locks,
-    reads: store.reads,
+    routed: store.routed,
     tiers,
     clock,
     onChanged: (seriesId, records) => void publisher.qualityChanged(seriesId, records),
   });
-  const featurePrecompute = new FeaturePrecomputeService(store, venues, CHUNK, writersFor(config.databasePoolSize));
+  const featurePrecompute = new FeaturePrecomputeService(store, exchanges, CHUNK, writersFor(config.databasePoolSize));
   const metrics = new Metrics(async (timeoutMs) => {
     const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
     return { features, quality };
@@ -217,29 +217,29 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   return {
     config,
     store,
-    venues,
-    reads,
+    exchanges,
+    endpoints,
     tiers,
     quotaStore,
     access,
     keys: new KeysService(store.keys, (hash) => access.forget(hash)),
-    candles: new CandlesService(reads.ohlcv, store.reads.series, store.reads.candles, tiers, clock),
-    funding: new FundingService(reads.funding, venues, store.reads.series, store.reads.funding, tiers, clock),
-    multiAsset: new MultiAssetService(reads.multiAsset, venues, store.reads.series, store.reads.multiAsset, tiers, clock),
-    markets: new MarketsService(reads, store.reads.series, store.reads.candles, store.reads.ingest, clock),
-    features: new FeatureReadService(reads.features, store.reads.series, store.reads.features, tiers, clock),
+    candles: new CandlesService(endpoints.ohlcv, store.routed.series, store.routed.candles, tiers, clock),
+    funding: new FundingService(endpoints.funding, exchanges, store.routed.series, store.routed.funding, tiers, clock),
+    multiAsset: new MultiAssetService(endpoints.multiAsset, exchanges, store.routed.series, store.routed.multiAsset, tiers, clock),
+    markets: new MarketsService(endpoints, store.routed.series, store.routed.candles, store.routed.ingest, clock),
+    features: new FeatureReadService(endpoints.features, store.routed.series, store.routed.features, tiers, clock),
     quality,
     partitions: new PartitionService(store.partitions, store.locks, config.retentionMs),
     featurePrecompute,
     recompute: new RecomputeService(store, featurePrecompute, quality, publisher),
-    importer: new ImportService(store, venues),
-    seeder: new DemoSeedService(store, venues, featurePrecompute),
+    importer: new ImportService(store, exchanges),
+    seeder: new DemoSeedService(store, exchanges, featurePrecompute),
     health,
     metrics,
     writer,
     ingest: new IngestService({
       store: ingestStore,
-      venues,
+      exchanges,
       adapters: createVenueAdapters(config.ingest, metrics, clock),
       writer,
       quality,
@@ -248,7 +248,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
       log: logger,
     }),
     ingestStatus,
-    demoFeed: new DemoFeedService(store, venues, writer, clock),
+    demoFeed: new DemoFeedService(store, exchanges, writer, clock),
     events: { bus, publisher },
     logger,
     clock,

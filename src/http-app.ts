@@ -42,7 +42,7 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   // Public and unmetered: the index, health, the API document and its page, metrics (own token).
   app.use(indexRouter(VERSION));
   app.use(healthRouter(s.health));
-  app.use(docsRouter(() => openApiDocument(s.reads, VERSION)));
+  app.use(docsRouter(() => openApiDocument(s.endpoints, VERSION)));
   // The browser pages (dist/web, built by scripts/build-web.js), public like the docs: their
   // data goes through /graphql with the user's key.
   app.use(dashboardRouter());

@@ -74,7 +74,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       access: services.access,
       limitField,
       loaders: services,
-      reads: services.reads,
+      endpoints: services.endpoints,
       clock: services.clock,
     });
   } catch (err) {
@@ -96,8 +96,8 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   const subscriptions = attachSubscriptions(server, {
     schema,
     access: services.access,
-    subscriptions: new SubscriptionsService({ reads: services.reads, tiers: services.tiers, hub, clock: services.clock }),
-    reads: services.reads,
+    subscriptions: new SubscriptionsService({ endpoints: services.endpoints, tiers: services.tiers, hub, clock: services.clock }),
+    endpoints: services.endpoints,
     limitField,
     loaders: services,
     clock: services.clock,

@@ -1,6 +1,6 @@
 /**
  * The repositories over one database, and transactions across them. Services ask the store
- * for what they read and write; SQL and Prisma live under src/db only. `reads` are the
+ * for what they read and write; SQL and Prisma live under src/db only. `routed` are the
  * repositories the API's data reads use: the same ones, or with read replicas the same
  * repositories over the replica-routing session (replica-router.ts).
  */
@@ -29,13 +29,13 @@ export interface Repositories {
  * The repositories of the API's data reads (candles, funding, features, multi-asset, quality,
  * markets and their coverage and ingest status). Never writes, key lookups or jobs.
  */
-export interface ReadRepositories extends Repositories {
+export interface RoutedRepositories extends Repositories {
   multiAsset: MultiAssetRepository;
   quality: Pick<QualityRepository, 'ofSeries'>;
   ingest: Pick<IngestRepository, 'status'>;
 }
 
-export class Store implements ReadRepositories {
+export class Store implements RoutedRepositories {
   readonly series: SeriesRepository;
   readonly candles: CandlesRepository;
   readonly funding: FundingRepository;
@@ -46,7 +46,7 @@ export class Store implements ReadRepositories {
   readonly locks: Locks;
   readonly ingest: IngestRepository;
   /** The data reads: on replicas when the store has them, else these very repositories. */
-  readonly reads: ReadRepositories;
+  readonly routed: RoutedRepositories;
   /** The time partitions of candles and features: created ahead of writes, dropped by retention. */
   readonly partitions: Partitions;
 
@@ -64,10 +64,10 @@ export class Store implements ReadRepositories {
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
     this.ingest = new IngestRepository(db);
-    this.reads = replicas ? this.readsOn(replicas.session) : this;
+    this.routed = replicas ? this.routedOn(replicas.session) : this;
   }
 
-  private readsOn(s: SqlSession): ReadRepositories {
+  private routedOn(s: SqlSession): RoutedRepositories {
     return {
       series: this.series.on(s),
       candles: new CandlesRepository(s),

@@ -7,7 +7,7 @@ import { AppError } from './errors';
 import { FUNDING_TIMEFRAME_FEATURES } from './feature-catalogue';
 import { CANDLE_FIELDS } from './params/market-params';
 import type { CandleTimeframe, FeatureTimeframe } from './timeframe';
-import type { Venues } from './venues';
+import type { Exchanges } from './exchanges';
 
 export interface MultiAssetSource {
   /** The stored series the values live in. */
@@ -20,11 +20,11 @@ export interface MultiAssetSource {
   timeframe: FeatureTimeframe | null;
 }
 
-export function multiAssetSource(field: string, exchange: string, timeframe: CandleTimeframe, venues: Venues): MultiAssetSource {
+export function multiAssetSource(field: string, exchange: string, timeframe: CandleTimeframe, exchanges: Exchanges): MultiAssetSource {
   if ((CANDLE_FIELDS as readonly string[]).includes(field)) return { kind: 'candles', column: field, places: 6, timeframe };
   const hourlyOnly = (what: string) => {
-    if (exchange !== venues.perp) {
-      throw new AppError('INVALID_EXCHANGE', `${what} exists on the perpetual venue only; use exchange=${venues.perp}`, { parameter: 'exchange' });
+    if (exchange !== exchanges.perp) {
+      throw new AppError('INVALID_EXCHANGE', `${what} exists on the perpetual venue only; use exchange=${exchanges.perp}`, { parameter: 'exchange' });
     }
     if (timeframe !== '1h') {
       throw new AppError('INVALID_PARAMETER', `field ${field} is hourly: use timeframe=1h`, { parameter: 'field' });

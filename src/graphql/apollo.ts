@@ -10,7 +10,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { AppError, isAppError } from '../domain/errors';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { AccessService, Admission } from '../services/access/access.service';
 import { admitRequest } from '../transport/access.middleware';
 import { recordRequestError, toAppError } from '../transport/client-errors';
@@ -31,7 +31,7 @@ export interface GraphQLDeps {
   /** The services the per-request DataLoaders batch reads through. */
   loaders: LoaderServices;
   /** The reads (the cost rules take their bounds) and the clock (a funding window's default end is now). */
-  reads: MarketReads;
+  endpoints: MarketEndpoints;
   clock: () => number;
 }
 
@@ -136,7 +136,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       // Analysts' Sandbox: the page loads Apollo's assets in the browser; the server needs no internet.
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestIdPlugin(),
-      complexityPlugin(deps.reads, deps.clock),
+      complexityPlugin(deps.endpoints, deps.clock),
       // No HTTP caching of GraphQL here; the cache-control plugin would instrument every field.
       ApolloServerPluginCacheControlDisabled(),
     ],

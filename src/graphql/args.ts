@@ -1,24 +1,24 @@
 /**
- * GraphQL arguments derived from a read's declaration (domain/params): one argument per
+ * GraphQL arguments derived from an endpoint's declaration (domain/params): one argument per
  * parameter, in order, typed by its kind (String, Int, Boolean, [String!]), non-null when
  * required or defaulted, with the parameter's GraphQL name, description and default. The
- * resolver hands the arguments back to the read as they came, so both transports are checked
+ * resolver hands the arguments back to the endpoint as they came, so both transports are checked
  * by the same parser.
  *
- * The classes are made once per read, when the schema is first built (their shape does not
+ * The classes are made once per endpoint, when the schema is first built (their shape does not
  * depend on the configured venue names): resolvers name them as `@Args(() => argsType('ohlcv'))`.
  */
 import { ArgsType, Field, Int } from 'type-graphql';
 import type { Param, RawParams } from '../domain/params/param';
-import { paramList, type Read } from '../domain/params/read';
-import type { MarketReads } from '../domain/params/reads';
+import { paramList, type Endpoint } from '../domain/params/endpoint';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 
 type ArgsClass = new () => Record<string, unknown>;
 
 const GRAPHQL_TYPES = { text: String, integer: Int, boolean: Boolean, list: [String] } as const;
 
 /** Which parameters each field takes from its parent instead of its arguments. */
-const FROM_PARENT: Partial<Record<keyof MarketReads, readonly string[]>> = {
+const FROM_PARENT: Partial<Record<keyof MarketEndpoints, readonly string[]>> = {
   ohlcv: ['symbol', 'exchange'],
   funding: ['symbol', 'exchange'],
   features: ['symbol', 'exchange'],
@@ -30,10 +30,10 @@ const classes = new Map<string, ArgsClass>();
 /** The argument name of a parameter in the schema. */
 const argName = (p: Param) => p.graphql.name ?? p.name;
 
-function makeArgs(read: Read, omit: readonly string[]): ArgsClass {
+function makeArgs(endpoint: Endpoint, omit: readonly string[]): ArgsClass {
   const Args = class {} as ArgsClass;
-  Object.defineProperty(Args, 'name', { value: `${read.name[0].toUpperCase()}${read.name.slice(1)}Args` });
-  for (const p of paramList(read)) {
+  Object.defineProperty(Args, 'name', { value: `${endpoint.name[0].toUpperCase()}${endpoint.name.slice(1)}Args` });
+  for (const p of paramList(endpoint)) {
     if (omit.includes(p.name)) continue;
     const type = GRAPHQL_TYPES[p.kind];
     Field(() => type, {
@@ -46,24 +46,24 @@ function makeArgs(read: Read, omit: readonly string[]): ArgsClass {
   return Args;
 }
 
-/** Make the argument classes of every read (once per process), before the schema is built. */
-export function registerArgs(reads: MarketReads): void {
-  for (const [name, read] of Object.entries(reads) as Array<[keyof MarketReads, Read]>) {
-    if (!classes.has(name)) classes.set(name, makeArgs(read, FROM_PARENT[name] ?? []));
+/** Make the argument classes of every endpoint (once per process), before the schema is built. */
+export function registerArgs(endpoints: MarketEndpoints): void {
+  for (const [name, endpoint] of Object.entries(endpoints) as Array<[keyof MarketEndpoints, Endpoint]>) {
+    if (!classes.has(name)) classes.set(name, makeArgs(endpoint, FROM_PARENT[name] ?? []));
   }
 }
 
-/** The @ArgsType class of a read (registerArgs has run). */
-export function argsType(name: keyof MarketReads): ArgsClass {
+/** The @ArgsType class of an endpoint (registerArgs has run). */
+export function argsType(name: keyof MarketEndpoints): ArgsClass {
   const c = classes.get(name);
   if (!c) throw new Error(`GraphQL arguments of ${name} are not registered (registerArgs first)`);
   return c;
 }
 
-/** The arguments as the read's raw parameters (GraphQL names back to parameter names), over `base`. */
-export function rawOf(read: Read, args: Record<string, unknown>, base: object = {}): RawParams {
+/** The arguments as the endpoint's raw parameters (GraphQL names back to parameter names), over `base`. */
+export function rawOf(endpoint: Endpoint, args: Record<string, unknown>, base: object = {}): RawParams {
   const raw: RawParams = { ...base };
-  for (const p of paramList(read)) {
+  for (const p of paramList(endpoint)) {
     const v = args[argName(p)];
     if (v !== undefined) raw[p.name] = v;
   }

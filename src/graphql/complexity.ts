@@ -1,8 +1,8 @@
 /**
  * Depth and cost limits: a document that would do unbounded work is refused before
  * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus, for a data
- * field, the rows its read can return per 100 and the symbols its arguments name (the read's
- * `bounds`, domain/params/reads.ts: candles their limit, funding the funding hours of the
+ * field, the rows its endpoint can return per 100 and the symbols its arguments name (the endpoint's
+ * `bounds`, domain/params/market-endpoints.ts: candles their limit, funding the funding hours of the
  * window up to the server's now, features and multiAsset a full page); a field under
  * `markets` counts once per market (estimated).
  * Introspection (__schema, __type) is bounded by the schema and not counted.
@@ -20,7 +20,7 @@ import {
 } from 'graphql';
 import { AppError, isAppError } from '../domain/errors';
 import { MAX_ROWS } from '../domain/params/market-params';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { rawOf } from './args';
 import type { GqlContext } from './context';
 
@@ -77,7 +77,7 @@ interface Walk {
   measured: Map<string, [number, number]>;
   /** Now, for a window without an end. */
   nowMs: number;
-  reads: MarketReads;
+  endpoints: MarketEndpoints;
 }
 
 /** An argument's value as the resolver would get it (variables substituted), for the bounds. */
@@ -99,15 +99,15 @@ function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
   }
 }
 
-/** The read behind each data field: its bounds say how many rows the field can cost. */
-const READ_OF_FIELD: Partial<Record<string, keyof MarketReads>> = { candles: 'ohlcv', funding: 'funding', features: 'features', multiAsset: 'multiAsset' };
+/** The endpoint behind each data field: its bounds say how many rows the field can cost. */
+const READ_OF_FIELD: Partial<Record<string, keyof MarketEndpoints>> = { candles: 'ohlcv', funding: 'funding', features: 'features', multiAsset: 'multiAsset' };
 
 function fieldCost(field: FieldNode, w: Walk): number {
   const name = READ_OF_FIELD[field.name.value];
   if (!name) return 1;
-  const read = w.reads[name];
+  const endpoint = w.endpoints[name];
   const args = Object.fromEntries((field.arguments ?? []).map((a) => [a.name.value, valueOf(a.value, w.variables)]));
-  const bounds = read.bounds(rawOf(read, args), w.nowMs);
+  const bounds = endpoint.bounds(rawOf(endpoint, args), w.nowMs);
   if (!bounds) return 1;
   return 1 + Math.ceil(Math.min(Math.max(bounds.rows, 1), MAX_ROWS) / 100) + bounds.symbols;
 }
@@ -142,7 +142,7 @@ function measure(set: SelectionSetNode | undefined, w: Walk, seen: Set<string>):
 
 /** Depth and cost of one operation of `document`, its variables given, at `nowMs`. */
 export function measureOperation(
-  reads: MarketReads,
+  endpoints: MarketEndpoints,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
@@ -150,13 +150,13 @@ export function measureOperation(
 ): { depth: number; cost: number } {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-  const [depth, cost] = measure(operation.selectionSet, { fragments, variables, measured: new Map(), nowMs, reads }, new Set());
+  const [depth, cost] = measure(operation.selectionSet, { fragments, variables, measured: new Map(), nowMs, endpoints }, new Set());
   return { depth, cost };
 }
 
 /** QUERY_TOO_COMPLEX when the operation is deeper or costlier than the limits. */
-export function refuseComplexOperation(reads: MarketReads, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>, nowMs: number): void {
-  const { depth, cost } = measureOperation(reads, document, operation, variables, nowMs);
+export function refuseComplexOperation(endpoints: MarketEndpoints, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>, nowMs: number): void {
+  const { depth, cost } = measureOperation(endpoints, document, operation, variables, nowMs);
   if (depth > MAX_DEPTH || cost > MAX_COST) {
     const why = depth > MAX_DEPTH ? `depth ${depth} exceeds ${MAX_DEPTH}` : `cost ${cost} exceeds ${MAX_COST}`;
     throw new AppError('QUERY_TOO_COMPLEX', `query too complex: ${why}; split it into smaller requests`);
@@ -167,7 +167,7 @@ export function refuseComplexOperation(reads: MarketReads, document: DocumentNod
  * Measure every operation before it runs; `clock` is the service's (tests inject one). A
  * subscription sent over plain HTTP is refused here too: it needs the WebSocket.
  */
-export function complexityPlugin(reads: MarketReads, clock: () => number): ApolloServerPlugin<GqlContext> {
+export function complexityPlugin(endpoints: MarketEndpoints, clock: () => number): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart() {
       return {
@@ -179,7 +179,7 @@ export function complexityPlugin(reads: MarketReads, clock: () => number): Apoll
             });
           }
           try {
-            refuseComplexOperation(reads, document, operation, request.variables ?? {}, clock());
+            refuseComplexOperation(endpoints, document, operation, request.variables ?? {}, clock());
           } catch (err) {
             if (!isAppError(err)) throw err;
             throw new GraphQLError(err.message, { extensions: { code: err.code, request_id: contextValue.requestId, http: { status: 400 } } });

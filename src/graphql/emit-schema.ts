@@ -5,14 +5,14 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { marketReads } from '../domain/params/reads';
-import { Venues } from '../domain/venues';
+import { marketEndpoints } from '../domain/params/market-endpoints';
+import { Exchanges } from '../domain/exchanges';
 import { buildGraphQLSchema, printSchemaSdl, type SchemaDeps } from './schema';
 
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', '..', 'schema.graphql');
 
 export async function currentSdl(): Promise<string> {
-  return printSchemaSdl(await buildGraphQLSchema({ reads: marketReads(new Venues('perp', 'spot')) } as SchemaDeps));
+  return printSchemaSdl(await buildGraphQLSchema({ endpoints: marketEndpoints(new Exchanges('perp', 'spot')) } as SchemaDeps));
 }
 
 if (require.main === module) {

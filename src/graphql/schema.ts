@@ -5,7 +5,7 @@
  */
 import { GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema, getMetadataStorage, type PubSub } from 'type-graphql';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { KeysService } from '../services/keys.service';
 import type { MultiAssetService } from '../services/multi-asset.service';
 import type { TierPolicy } from '../services/tier-policy';
@@ -17,7 +17,7 @@ import { MultiAssetResolver } from './resolvers/multi-asset.resolver';
 import { SubscriptionResolver } from './resolvers/subscription.resolver';
 
 export interface SchemaDeps extends MarketResolverDeps {
-  reads: MarketReads;
+  endpoints: MarketEndpoints;
   keys: KeysService;
   tiers: TierPolicy;
   multiAsset: MultiAssetService;
@@ -63,12 +63,12 @@ const NO_TOPICS: PubSub = {
 };
 
 export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchema> {
-  registerArgs(deps.reads);
+  registerArgs(deps.endpoints);
   const instances = new Map<unknown, unknown>([
     [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
     [FeatureResolver, new FeatureResolver(deps.features)],
     [MarketResolver, new MarketResolver(deps)],
-    [MultiAssetResolver, new MultiAssetResolver(deps.reads, deps.multiAsset)],
+    [MultiAssetResolver, new MultiAssetResolver(deps.endpoints, deps.multiAsset)],
     [SubscriptionResolver, new SubscriptionResolver()],
   ]);
   const schema = await buildSchema({

@@ -25,7 +25,7 @@ import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { AppError, isAppError } from '../domain/errors';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { Logger } from '../logger';
 import type { AccessService } from '../services/access/access.service';
 import type { Principal } from '../services/access/principal';
@@ -47,7 +47,7 @@ export interface SubscriptionServerDeps {
   schema: GraphQLSchema;
   access: AccessService;
   subscriptions: SubscriptionsService;
-  reads: MarketReads;
+  endpoints: MarketEndpoints;
   limitField: FieldLimiter;
   loaders: LoaderServices;
   clock: () => number;
@@ -172,7 +172,7 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
           if (!operation) throw new AppError('INVALID_PARAMETER', 'no operation of that name in the document', { parameter: 'operationName' });
           const variables = getVariableValues(d.schema, operation.variableDefinitions ?? [], payload.variables ?? {});
           if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'INVALID_PARAMETER', request_id: requestId } }));
-          refuseComplexOperation(d.reads, document, operation, payload.variables ?? {}, d.clock());
+          refuseComplexOperation(d.endpoints, document, operation, payload.variables ?? {}, d.clock());
           // A subscription keeps its context for as long as it is open: the logger and the
           // loaders (which only queries use) are made on first use, not for every subscription.
           let log: GqlContext['log'] | undefined;
@@ -197,7 +197,7 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
             const def = d.schema.getSubscriptionType()?.getFields()[name];
             if (!def || !OPENERS[name]) throw new AppError('INVALID_PARAMETER', `unknown subscription ${name}`);
             const args = getArgumentValues(def, field, variables.coerced);
-            const stream = OPENERS[name](d.subscriptions, principal, rawOf(d.reads[READ_OF[name]], args));
+            const stream = OPENERS[name](d.subscriptions, principal, rawOf(d.endpoints[READ_OF[name]], args));
             ctx.extra.opened!.set(id, stream);
             contextValue.events = stream;
           }

@@ -1,6 +1,6 @@
 /**
  * The REST surface as data, for the OpenAPI document (rest/openapi.ts): each operation's path,
- * security, parameters (the reads' own parameters, the very ones that validate), body schema,
+ * security, parameters (the endpoints' own parameters, the very ones that validate), body schema,
  * success schema (the serializers' own shapes) and its own error codes. A test checks real
  * bodies against these schemas.
  */
@@ -9,8 +9,8 @@ import { KEY_HASH_RE } from '../domain/api-keys';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { Param } from '../domain/params/param';
-import type { Read } from '../domain/params/read';
-import type { MarketReads } from '../domain/params/reads';
+import type { Endpoint } from '../domain/params/endpoint';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { FORMAT } from './format';
 import { INDEX_SCHEMA } from './index.route';
 import { KEY_LIST_SCHEMA, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
@@ -34,9 +34,9 @@ export interface Operation {
   summary: string;
   description?: string;
   security: Security;
-  /** The read behind the operation: its parameters (in check order) and codes. */
-  read?: Read;
-  /** Query parameters beyond the read's (format). */
+  /** The endpoint behind the operation: its parameters (in check order) and codes. */
+  endpoint?: Endpoint;
+  /** Query parameters beyond the endpoint's (format). */
   query?: readonly Param[];
   pathParams?: Array<{ name: string; schema: z.ZodType; description: string }>;
   body?: z.ZodType;
@@ -73,10 +73,10 @@ export const GRAPHQL_ERRORS = z.object({
 
 // ---- the operations ---------------------------------------------------------------------
 
-/** What the services add after a read: the plan's rules. */
+/** What the services add after an endpoint's checks: the plan's rules. */
 const TIER: ErrorCode[] = ['TIER_LIMIT_EXCEEDED'];
 
-export function operations(reads: MarketReads): Operation[] {
+export function operations(endpoints: MarketEndpoints): Operation[] {
   return [
     {
       method: 'get',
@@ -86,7 +86,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'OHLCV candles of one market',
       description: `Closed candles from start to end, oldest first, up to limit rows (at most ${MAX_ROWS.toLocaleString('en-US')}); next_start pages on.`,
       security: 'apiKey',
-      read: reads.ohlcv,
+      endpoint: endpoints.ohlcv,
       query: [FORMAT],
       ok: { status: 200, description: 'A page of candles.', schema: CANDLE_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
@@ -99,7 +99,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Hourly funding rates of a perpetual market',
       description: `Optionally with the 30-day z-score and the perp/spot premium (normalized=true). Pages of ${MAX_ROWS.toLocaleString('en-US')} rows.`,
       security: 'apiKey',
-      read: reads.funding,
+      endpoint: endpoints.funding,
       query: [FORMAT],
       ok: { status: 200, description: 'A page of funding rows.', schema: FUNDING_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
@@ -112,7 +112,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'One field across several symbols, aligned by time',
       description: 'A symbol without a value at a time has no property in that row.',
       security: 'apiKey',
-      read: reads.multiAsset,
+      endpoint: endpoints.multiAsset,
       query: [FORMAT],
       ok: { status: 200, description: 'A page of wide rows, one property per symbol.', schema: MULTI_ASSET_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
@@ -124,7 +124,7 @@ export function operations(reads: MarketReads): Operation[] {
       tag: 'Market data',
       summary: 'Markets and their coverage per timeframe',
       security: 'apiKey',
-      read: reads.markets,
+      endpoint: endpoints.markets,
       ok: { status: 200, description: 'Every market with the first and last time of each timeframe.', schema: MARKETS_SCHEMA, conditional: true },
     },
     {
@@ -135,7 +135,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Pre-computed features in wide format',
       description: 'Values are computed over the full history, so they do not depend on the requested window. Funding and premium features are served on timeframe funding.',
       security: 'apiKey',
-      read: reads.features,
+      endpoint: endpoints.features,
       query: [FORMAT],
       ok: { status: 200, description: 'A page of feature rows.', schema: FEATURE_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
@@ -157,7 +157,7 @@ export function operations(reads: MarketReads): Operation[] {
       summary: 'Data Quality Score per timeframe',
       description: 'Only the timeframes of the caller\'s plan are returned (free: 1h, 4h, 1d).',
       security: 'apiKey',
-      read: reads.quality,
+      endpoint: endpoints.quality,
       ok: { status: 200, description: 'The stored quality records.', schema: QUALITY_SCHEMA, conditional: true },
       errors: ['TIER_LIMIT_EXCEEDED', 'QUALITY_NOT_FOUND'],
     },

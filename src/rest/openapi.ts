@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the REST surface, generated at start-up from the objects that
- * do the work: each operation's parameters are its read's own parameters (domain/params), the
+ * do the work: each operation's parameters are its endpoint's own parameters (domain/params), the
  * response schemas are the serializers' shapes, the key-creation body is the schema key
  * creation checks, error codes come from those parameters plus the operation's own rules, and
  * statuses from the one code -> HTTP table. Served at GET /v1/openapi.json, rendered at GET /docs.
@@ -8,8 +8,8 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
 import type { Param } from '../domain/params/param';
-import { paramList } from '../domain/params/read';
-import type { MarketReads } from '../domain/params/reads';
+import { paramList } from '../domain/params/endpoint';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { HTTP_STATUS } from '../transport/http-status';
 import { MAX_AGE_S, SETTLED_MS } from './conditional';
 import { ENVELOPE, GRAPHQL_ERRORS, operations, type Operation, type Security } from './openapi.operations';
@@ -88,12 +88,12 @@ function parameterOf(p: Param): Json {
   return out;
 }
 
-/** The query parameters of an operation: its read's, in check order, then its own. */
-const queryOf = (op: Operation): Param[] => [...(op.read ? paramList(op.read) : []), ...(op.query ?? [])];
+/** The query parameters of an operation: its endpoint's, in check order, then its own. */
+const queryOf = (op: Operation): Param[] => [...(op.endpoint ? paramList(op.endpoint) : []), ...(op.query ?? [])];
 
 function errorResponses(op: Operation): Record<string, Json> {
   const query = queryOf(op);
-  const codes = new Set<ErrorCode>([...(op.read?.codes ?? []), ...query.flatMap((p) => p.codes), ...(op.errors ?? []), ...SECURITY_CODES[op.security]]);
+  const codes = new Set<ErrorCode>([...(op.endpoint?.codes ?? []), ...query.flatMap((p) => p.codes), ...(op.errors ?? []), ...SECURITY_CODES[op.security]]);
   if (query.length) codes.add('INVALID_PARAMETER'); // a parameter given twice
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of ERROR_CODES) {
@@ -197,9 +197,9 @@ function operationObject(op: Operation): Json {
 }
 
 /** The whole document for this configuration (venue names come from EXCHANGE_PERP/SPOT). */
-export function openApiDocument(reads: MarketReads, version: string): Json {
+export function openApiDocument(endpoints: MarketEndpoints, version: string): Json {
   const paths: Record<string, Json> = {};
-  for (const op of operations(reads)) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  for (const op of operations(endpoints)) (paths[op.path] ??= {})[op.method] = operationObject(op);
   return {
     openapi: '3.1.0',
     info: {

@@ -1,9 +1,9 @@
-/** Candles (GET /v1/ohlcv, GraphQL `market.candles`): the read's rules, the caller's plan, the pages. */
+/** Candles (GET /v1/ohlcv, GraphQL `market.candles`): the endpoint's rules, the caller's plan, the pages. */
 import type { CandlesRepository } from '../db/candles.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { Candle, CandleRequest, Page } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
@@ -11,7 +11,7 @@ import type { TierPolicy } from './tier-policy';
 
 export class CandlesService {
   constructor(
-    private readonly read: MarketReads['ohlcv'],
+    private readonly endpoint: MarketEndpoints['ohlcv'],
     private readonly series: SeriesRepository,
     private readonly candles: CandlesRepository,
     private readonly tiers: TierPolicy,
@@ -20,7 +20,7 @@ export class CandlesService {
 
   /** Validate a candle read (400s) and check it against the caller's plan (403). */
   parseRequest(caller: Principal, raw: RawParams): CandleRequest {
-    const q = this.read.parse(raw, this.clock());
+    const q = this.endpoint.parse(raw, this.clock());
     this.tiers.requireTimeframe(caller.tier, q.timeframe);
     this.tiers.requireWindow(caller.tier, q.start, q.end);
     return q;

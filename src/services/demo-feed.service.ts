@@ -10,7 +10,7 @@ import type { CandleInput } from '../domain/csv-rows';
 import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../domain/demo-data';
 import { DAY_MS, MINUTE_MS } from '../domain/time';
 import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../domain/timeframe';
-import type { Venues } from '../domain/venues';
+import type { Exchanges } from '../domain/exchanges';
 import type { CandleWriter } from './ingest/candle-writer';
 import { inputs } from './demo-seed.service';
 import { repeat } from './repeat';
@@ -23,7 +23,7 @@ export class DemoFeedService {
 
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'funding'>,
-    private readonly venues: Venues,
+    private readonly exchanges: Exchanges,
     private readonly writer: CandleWriter,
     private readonly clock: () => number,
   ) {}
@@ -35,7 +35,7 @@ export class DemoFeedService {
     let written = 0;
     for (const sym of DEMO_SYMBOLS) {
       for (const role of ['spot', 'perp'] as const) {
-        const id = await this.store.series.idOf({ exchange: this.venues[role], symbol: sym.symbol });
+        const id = await this.store.series.idOf({ exchange: this.exchanges[role], symbol: sym.symbol });
         if (id === undefined) continue;
         const newest = (await this.store.candles.openSpan(id, '1m', new Date(now))).last;
         if (newest === null || newest >= last || !(await this.isModelCandle(id, sym, role, newest))) continue;

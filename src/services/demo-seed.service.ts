@@ -18,7 +18,7 @@ import {
 } from '../domain/demo-data';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
 import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen } from '../domain/timeframe';
-import type { Venues } from '../domain/venues';
+import type { Exchanges } from '../domain/exchanges';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 
 export const DEMO_MINUTE_DAYS = 7;
@@ -64,7 +64,7 @@ export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
 export class DemoSeedService {
   constructor(
     private readonly store: Pick<Store, 'series' | 'locks' | 'transaction' | 'analyze'>,
-    private readonly venues: Venues,
+    private readonly exchanges: Exchanges,
     private readonly features: FeaturePrecomputeService,
   ) {}
 
@@ -103,7 +103,7 @@ export class DemoSeedService {
         }
       }
       for (const venue of ['spot', 'perp'] as const) {
-        const exchange = venue === 'spot' ? this.venues.spot : this.venues.perp;
+        const exchange = venue === 'spot' ? this.exchanges.spot : this.exchanges.perp;
         const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
         const m = gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue];
         const h = gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue];

@@ -11,7 +11,7 @@ import type { Repositories, Store } from '../db/store';
 import type { Out } from '../domain/indicators';
 import { TECHNICAL_FEATURES, technicalFeatures, type TechnicalFeature } from '../domain/technical-features';
 import type { CandleTimeframe } from '../domain/timeframe';
-import type { Venues } from '../domain/venues';
+import type { Exchanges } from '../domain/exchanges';
 
 export const LOOKBACK = 1_000;
 /**
@@ -54,7 +54,7 @@ function tail(time: number[], values: Record<TechnicalFeature, Out>, first: numb
 export class FeaturePrecomputeService {
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'transaction'>,
-    private readonly venues: Venues,
+    private readonly exchanges: Exchanges,
     private readonly chunk: number = CHUNK,
     /** Chunk writes in flight at once (`writersFor`). */
     readonly writers: number = 1,
@@ -65,7 +65,7 @@ export class FeaturePrecomputeService {
    * write at a time (two bulk writes would share the connection's savepoint).
    */
   on(tx: Repositories): FeaturePrecomputeService {
-    return new FeaturePrecomputeService({ ...tx, transaction: (fn) => fn(tx) }, this.venues, this.chunk, 1);
+    return new FeaturePrecomputeService({ ...tx, transaction: (fn) => fn(tx) }, this.exchanges, this.chunk, 1);
   }
 
   /**
@@ -111,8 +111,8 @@ export class FeaturePrecomputeService {
 
   /** Funding and premium features of the perpetual series of `symbol` (whole history, in SQL). */
   async funding(symbol: string): Promise<void> {
-    const perpMarket = { exchange: this.venues.perp, symbol };
-    const spotMarket = { exchange: this.venues.spot, symbol };
+    const perpMarket = { exchange: this.exchanges.perp, symbol };
+    const spotMarket = { exchange: this.exchanges.spot, symbol };
     const ids = await this.store.series.idsOf([perpMarket, spotMarket]);
     const perp = ids.get(marketKey(perpMarket));
     if (perp === undefined) return;

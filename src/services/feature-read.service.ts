@@ -9,7 +9,7 @@ import { FEATURE_CATALOGUE, type FeatureEntry } from '../domain/feature-catalogu
 import type { FeatureRequest, FeatureRow, Page } from '../domain/market';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
@@ -17,7 +17,7 @@ import type { TierPolicy } from './tier-policy';
 
 export class FeatureReadService {
   constructor(
-    private readonly read: MarketReads['features'],
+    private readonly endpoint: MarketEndpoints['features'],
     private readonly series: SeriesRepository,
     private readonly features: FeaturesRepository,
     private readonly tiers: TierPolicy,
@@ -29,7 +29,7 @@ export class FeatureReadService {
   }
 
   parseRequest(caller: Principal, raw: RawParams): FeatureRequest {
-    const q = this.read.parse(raw, this.clock());
+    const q = this.endpoint.parse(raw, this.clock());
     // Timeframe funding is exempt from granularity and window rules (spec part 8, rules 2 and 4).
     if (q.timeframe !== 'funding') {
       this.tiers.requireTimeframe(caller.tier, q.timeframe);

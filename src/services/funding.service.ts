@@ -7,16 +7,16 @@ import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { FundingRate, FundingRequest, Page } from '../domain/market';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
-import type { Venues } from '../domain/venues';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
+import type { Exchanges } from '../domain/exchanges';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
 import type { TierPolicy } from './tier-policy';
 
 export class FundingService {
   constructor(
-    private readonly read: MarketReads['funding'],
-    private readonly venues: Venues,
+    private readonly endpoint: MarketEndpoints['funding'],
+    private readonly exchanges: Exchanges,
     private readonly series: SeriesRepository,
     private readonly funding: FundingRepository,
     private readonly tiers: TierPolicy,
@@ -24,7 +24,7 @@ export class FundingService {
   ) {}
 
   parseRequest(caller: Principal, raw: RawParams): FundingRequest {
-    const q = this.read.parse(raw, this.clock());
+    const q = this.endpoint.parse(raw, this.clock());
     this.tiers.requireWindow(caller.tier, q.start, q.end);
     return q;
   }
@@ -34,7 +34,7 @@ export class FundingService {
   }
 
   async pages(requests: readonly FundingRequest[]): Promise<Array<Page<FundingRate>>> {
-    const spotOfSymbol = (symbol: string) => ({ exchange: this.venues.spot, symbol });
+    const spotOfSymbol = (symbol: string) => ({ exchange: this.exchanges.spot, symbol });
     const ids = await this.series.idsOf([...requests, ...requests.filter((q) => q.normalized).map((q) => spotOfSymbol(q.symbol))]);
     const idOf = (q: FundingRequest) => ids.get(marketKey(q));
     // perp series -> spot series of the same symbol (the premium), for normalized requests

@@ -26,7 +26,7 @@ import {
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
-import type { Venues } from '../domain/venues';
+import type { Exchanges } from '../domain/exchanges';
 import { eachLine, lineBlocks } from './csv-lines';
 
 export interface ImportResult {
@@ -254,11 +254,11 @@ async function requireFile(file: string): Promise<void> {
 export class ImportService {
   constructor(
     private readonly store: Pick<Store, 'transaction'>,
-    private readonly venues: Venues,
+    private readonly exchanges: Exchanges,
   ) {}
 
   async importCandles(market: MarketRef, timeframe: CandleTimeframe, file: string): Promise<ImportResult> {
-    const exchange = this.venues.parseExchange(market.exchange);
+    const exchange = this.exchanges.parseExchange(market.exchange);
     await requireFile(file);
     const track: Tracker = { rows: 0, from: null, to: null };
     const write = (span: { fromMs: number; toMs: number }) =>
@@ -282,7 +282,7 @@ export class ImportService {
   }
 
   async importFunding(market: MarketRef, file: string): Promise<ImportResult> {
-    const exchange = this.venues.requirePerp(this.venues.parseExchange(market.exchange));
+    const exchange = this.exchanges.requirePerp(this.exchanges.parseExchange(market.exchange));
     await requireFile(file);
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {

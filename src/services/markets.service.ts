@@ -4,7 +4,7 @@ import type { IngestRepository } from '../db/ingest.repository';
 import { marketKey, type SeriesRepository, type SeriesRow } from '../db/series.repository';
 import { ingestLagSeconds, type IngestState, type MarketRef, type MarketSummary } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { FEATURE_TIMEFRAMES } from '../domain/timeframe';
 import { formatTimestamp } from '../domain/time';
 
@@ -13,7 +13,7 @@ export const INGEST_REPORT_STALE_MS = 30_000;
 
 export class MarketsService {
   constructor(
-    private readonly reads: Pick<MarketReads, 'markets' | 'market'>,
+    private readonly endpoints: Pick<MarketEndpoints, 'markets' | 'market'>,
     private readonly series: SeriesRepository,
     private readonly candles: CandlesRepository,
     private readonly ingest: Pick<IngestRepository, 'status'>,
@@ -39,12 +39,12 @@ export class MarketsService {
 
   /** A market named by the caller (GraphQL `market(exchange, symbol)`), validated. */
   parseMarket(raw: RawParams): MarketRef {
-    return this.reads.market.parse(raw, this.clock());
+    return this.endpoints.market.parse(raw, this.clock());
   }
 
   /** Every market (of one venue when asked) with the first and last time per timeframe. */
   async list(raw: RawParams): Promise<MarketSummary[]> {
-    const { exchange } = this.reads.markets.parse(raw, this.clock());
+    const { exchange } = this.endpoints.markets.parse(raw, this.clock());
     return this.summaries(await this.series.list(exchange));
   }
 

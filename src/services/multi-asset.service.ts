@@ -5,9 +5,9 @@ import type { MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
 import { multiAssetSource } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
-import type { Venues } from '../domain/venues';
+import type { Exchanges } from '../domain/exchanges';
 import type { Principal } from './access/principal';
 import { page } from './batch-pages';
 import type { TierPolicy } from './tier-policy';
@@ -16,8 +16,8 @@ const EMPTY: Page<MultiAssetRow> = { count: 0, nextStart: null, data: [] };
 
 export class MultiAssetService {
   constructor(
-    private readonly read: MarketReads['multiAsset'],
-    private readonly venues: Venues,
+    private readonly endpoint: MarketEndpoints['multiAsset'],
+    private readonly exchanges: Exchanges,
     private readonly series: SeriesRepository,
     private readonly values: MultiAssetRepository,
     private readonly tiers: TierPolicy,
@@ -25,7 +25,7 @@ export class MultiAssetService {
   ) {}
 
   parseRequest(caller: Principal, raw: RawParams): MultiAssetRequest {
-    const q = this.read.parse(raw, this.clock());
+    const q = this.endpoint.parse(raw, this.clock());
     this.tiers.requireSymbolCount(caller.tier, q.symbols.length);
     this.tiers.requireTimeframe(caller.tier, q.timeframe);
     this.tiers.requireWindow(caller.tier, q.start, q.end);
@@ -46,7 +46,7 @@ export class MultiAssetService {
       if (id !== undefined) symbolOf.set(id, symbol);
     }
     if (symbolOf.size === 0) return EMPTY;
-    const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.venues);
+    const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
     // Candle values and the technical features computed on them: closed periods only.
     const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, this.clock()) : q.end;
     if (q.start > end) return EMPTY;

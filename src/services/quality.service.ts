@@ -9,20 +9,20 @@ import type { IngestRepository } from '../db/ingest.repository';
 import type { QualityRepository } from '../db/quality.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { Locks } from '../db/locks.repository';
-import type { ReadRepositories } from '../db/store';
+import type { RoutedRepositories } from '../db/store';
 import { AppError } from '../domain/errors';
 import type { QualityRequest } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { QUALITY_WINDOW_MS, computeQuality, qualityRecord, type QualityRecord } from '../domain/quality';
 import { CANDLE_TIMEFRAMES, lastClosedOpen } from '../domain/timeframe';
-import type { Venues } from '../domain/venues';
+import type { Exchanges } from '../domain/exchanges';
 import type { Principal } from './access/principal';
 import type { TierPolicy } from './tier-policy';
 
 export interface QualityDeps {
-  read: MarketReads['quality'];
-  venues: Venues;
+  endpoint: MarketEndpoints['quality'];
+  exchanges: Exchanges;
   series: SeriesRepository;
   candles: CandlesRepository;
   quality: QualityRepository;
@@ -30,7 +30,7 @@ export interface QualityDeps {
   ingest: Pick<IngestRepository, 'firstGap'>;
   locks: Locks;
   /** Where the read (GET /v1/quality, GraphQL `quality`) looks: the read replicas when there are any. The job reads and writes the primary. */
-  reads: Pick<ReadRepositories, 'series' | 'quality'>;
+  routed: Pick<RoutedRepositories, 'series' | 'quality'>;
   tiers: TierPolicy;
   clock: () => number;
   /** Told a series' records after a run changed one of them (GraphQL `qualityChanged`). */
@@ -49,11 +49,11 @@ export class QualityService {
 
   /** Score one series at every timeframe it has; returns the number of records written. */
   async computeSeries(seriesId: number, nowMs: number): Promise<number> {
-    const { series, candles, quality, venues } = this.d;
+    const { series, candles, quality, exchanges } = this.d;
     const market = await series.get(seriesId);
     if (!market) return 0;
-    const pairId = await series.idOf({ exchange: venues.other(market.exchange), symbol: market.symbol });
-    const [perpId, spotId] = market.exchange === venues.perp ? [seriesId, pairId] : [pairId, seriesId];
+    const pairId = await series.idOf({ exchange: exchanges.other(market.exchange), symbol: market.symbol });
+    const [perpId, spotId] = market.exchange === exchanges.perp ? [seriesId, pairId] : [pairId, seriesId];
     const windowStart = new Date(nowMs - QUALITY_WINDOW_MS);
     const before = this.d.onChanged ? await this.rendered(seriesId) : [];
     let n = 0;
@@ -99,7 +99,7 @@ export class QualityService {
 
   /** Validate a quality read (400s) and an asked timeframe against the caller's plan (403). */
   parseRequest(caller: Principal, raw: RawParams): QualityRequest {
-    const q = this.d.read.parse(raw, this.d.clock());
+    const q = this.d.endpoint.parse(raw, this.d.clock());
     if (q.timeframe) this.d.tiers.requireTimeframe(caller.tier, q.timeframe);
     return q;
   }
@@ -117,8 +117,8 @@ export class QualityService {
    * plan; QUALITY_NOT_FOUND in place of a request that has none.
    */
   async recordsOf(caller: Principal, requests: readonly QualityRequest[]): Promise<Array<QualityRecord[] | AppError>> {
-    const ids = await this.d.reads.series.idsOf(requests);
-    const stored = await this.d.reads.quality.ofSeries([...new Set(ids.values())]);
+    const ids = await this.d.routed.series.idsOf(requests);
+    const stored = await this.d.routed.quality.ofSeries([...new Set(ids.values())]);
     const allowed = new Set<string>(this.d.tiers.of(caller.tier).timeframes);
     const rank = (tf: string) => (CANDLE_TIMEFRAMES as readonly string[]).indexOf(tf);
     return requests.map((q) => {

@@ -1,12 +1,12 @@
 /**
- * GraphQL subscriptions as domain methods: validate a subscription with its read (400s), check
+ * GraphQL subscriptions as domain methods: validate a subscription with its endpoint (400s), check
  * the caller's plan (403: the timeframe, and the number of subscriptions the key holds), then
  * hand back the market's events as they come. Transport-free: the WebSocket edge admits the key
  * and counts the request first (graphql/subscriptions.ts).
  */
 import type { Candle, FundingRate, MarketRef } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
-import type { MarketReads } from '../domain/params/reads';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { QualityRecord } from '../domain/quality';
 import type { Principal } from './access/principal';
 import type { EventHub } from './events/event-hub';
@@ -14,7 +14,7 @@ import { topicOf } from './events/market-events';
 import type { TierPolicy } from './tier-policy';
 
 export interface SubscriptionsDeps {
-  reads: Pick<MarketReads, 'candleEvents' | 'fundingEvents' | 'qualityEvents'>;
+  endpoints: Pick<MarketEndpoints, 'candleEvents' | 'fundingEvents' | 'qualityEvents'>;
   tiers: TierPolicy;
   hub: EventHub;
   clock: () => number;
@@ -33,14 +33,14 @@ export class SubscriptionsService {
 
   /** `candleClosed`: each closed candle of the market at the timeframe, rolled-up ones included. */
   candleClosed(caller: Principal, raw: RawParams): AsyncIterableIterator<Candle> {
-    const q = this.d.reads.candleEvents.parse(raw, this.d.clock());
+    const q = this.d.endpoints.candleEvents.parse(raw, this.d.clock());
     this.d.tiers.requireTimeframe(caller.tier, q.timeframe);
     return this.iterate(caller, topicOf({ type: 'candle', ...q }), (e) => (e.type === 'candle' ? e.candles : []));
   }
 
   /** `fundingSettled`: each funding rate stored for the perpetual market, plain or normalized. */
   fundingSettled(caller: Principal, raw: RawParams): AsyncIterableIterator<FundingRate> {
-    const q = this.d.reads.fundingEvents.parse(raw, this.d.clock());
+    const q = this.d.endpoints.fundingEvents.parse(raw, this.d.clock());
     return this.iterate(caller, topicOf({ type: 'funding', ...q }), (e) =>
       e.type === 'funding' ? e.rates.map((r) => (q.normalized ? r.normalized : r.plain)) : [],
     );
@@ -48,7 +48,7 @@ export class SubscriptionsService {
 
   /** `qualityChanged`: the market's records whenever a score changed, only the plan's timeframes. */
   qualityChanged(caller: Principal, raw: RawParams): AsyncIterableIterator<QualityRecord[]> {
-    const q: MarketRef = this.d.reads.qualityEvents.parse(raw, this.d.clock());
+    const q: MarketRef = this.d.endpoints.qualityEvents.parse(raw, this.d.clock());
     const allowed = new Set<string>(this.d.tiers.of(caller.tier).timeframes);
     return this.iterate(caller, topicOf({ type: 'quality', ...q }), (e) => {
       if (e.type !== 'quality') return [];

@@ -1,13 +1,13 @@
 /**
  * Which adapter serves each role. A third venue is one adapter file implementing VenueAdapter
- * (venue.ts) plus a change of one line here (docs/ARCHITECTURE.md, "Venues").
+ * (venue.ts) plus a change of one line here (docs/ARCHITECTURE.md, "Exchanges").
  */
 import type { IngestConfig } from '../config';
 import { BinanceVenue } from './binance.venue';
 import { HyperliquidVenue } from './hyperliquid.venue';
-import type { VenueAdapter, VenueObserver, VenueRole } from './venue';
+import type { VenueAdapter, VenueObserver, ExchangeRole } from './venue';
 
-export function createVenueAdapters(c: IngestConfig, observer: VenueObserver, now: () => number): Record<VenueRole, VenueAdapter> {
+export function createVenueAdapters(c: IngestConfig, observer: VenueObserver, now: () => number): Record<ExchangeRole, VenueAdapter> {
   const common = { symbolMap: c.symbolMap, socketTimeoutMs: c.socketTimeoutMs, observer, now };
   return {
     perp: new HyperliquidVenue({ ...c.hyperliquid, ...common }),

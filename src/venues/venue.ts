@@ -8,7 +8,7 @@ import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
 import type { SymbolMap } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 
-export type { VenueRole } from '../domain/venues';
+export type { ExchangeRole } from '../domain/exchanges';
 
 /** What a venue reports as it is used (metrics). Every method is optional to call, cheap, synchronous. */
 export interface VenueObserver {

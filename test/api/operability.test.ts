@@ -111,7 +111,7 @@ describe('the OpenAPI document and the docs page', () => {
     if (path === '/v1/quality' && res.status === 404) return expect(res.body.error).toBe('QUALITY_NOT_FOUND');
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: expect.any(Object) });
     // The documented 200 schema (the zod object the document is rendered from) accepts the body.
-    const op = operations(srv.services.reads).find((o) => o.path === path && o.method === 'get')!;
+    const op = operations(srv.services.endpoints).find((o) => o.path === path && o.method === 'get')!;
     const parsed = op.ok.schema!.safeParse(res.body);
     expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
   });
@@ -205,7 +205,7 @@ describe('GET /metrics', () => {
     const pro = await srv.key('pro');
     const free = await srv.key('free');
     const start = new Date(srv.services.clock() - 3 * 3_600_000).toISOString();
-    const perp = srv.services.venues.perp;
+    const perp = srv.services.exchanges.perp;
     expect((await srv.getJson(`/v1/ohlcv?symbol=BTC-USDT&exchange=${perp}&timeframe=1h&start=${start}`, pro)).status).toBe(200);
     expect((await srv.getJson('/v1/ohlcv?symbol=BTC-USDT', pro)).status).toBe(400);
     for (let i = 0; i < 11; i++) await srv.getJson('/v1/features/available', free);
@@ -250,7 +250,7 @@ describe('GET /metrics', () => {
   it('when the documented bodies are checked against fuller answers (markets with coverage, a candle page with rows), then they match', async () => {
     const key = await srv.key('pro');
     const start = new Date(srv.services.clock() - 6 * 3_600_000).toISOString();
-    const perp = srv.services.venues.perp;
+    const perp = srv.services.exchanges.perp;
     for (const [path, q] of [
       ['/v1/markets', ''],
       ['/v1/ohlcv', `symbol=BTC-USDT&exchange=${perp}&timeframe=1h&start=${start}`],
@@ -263,7 +263,7 @@ describe('GET /metrics', () => {
       const res = await srv.getJson(`${path}?${q}`, key);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       expect(res.body.count ?? 1).toBeGreaterThan(0);
-      const op = operations(srv.services.reads).find((o) => o.path === path && o.method === 'get')!;
+      const op = operations(srv.services.endpoints).find((o) => o.path === path && o.method === 'get')!;
       const parsed = op.ok.schema!.safeParse(res.body);
       expect({ path, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ path, issues: [] });
     }

@@ -48,7 +48,7 @@ describe.each(storageCases())('incremental features on $name', (kase) => {
     const [{ id }] = await services().store.db.query<{ id: number }>("SELECT id FROM series WHERE symbol = 'INC-USDT'");
     const whole = await read();
     await services().store.db.query('DELETE FROM features WHERE series_id = $1', [id]);
-    await new FeaturePrecomputeService(services().store, services().venues, 300).technical(id, '1h', null);
+    await new FeaturePrecomputeService(services().store, services().exchanges, 300).technical(id, '1h', null);
     expect(await read()).toEqual(whole);
   }, 60_000);
 
@@ -61,12 +61,12 @@ describe.each(storageCases())('incremental features on $name', (kase) => {
         [id],
       );
     await services().store.db.query('DELETE FROM features WHERE series_id = $1', [id]);
-    await new FeaturePrecomputeService(services().store, services().venues, 100_000, 1).technical(id, '1h', null);
+    await new FeaturePrecomputeService(services().store, services().exchanges, 100_000, 1).technical(id, '1h', null);
     const whole = await rows();
     expect(whole).toHaveLength(2060);
     await services().store.db.query('DELETE FROM features WHERE series_id = $1', [id]);
     // 700 rows of 15 features: past the small-input INSERT, so each chunk is a COPY.
-    await new FeaturePrecomputeService(services().store, services().venues, 700, 2).technical(id, '1h', null);
+    await new FeaturePrecomputeService(services().store, services().exchanges, 700, 2).technical(id, '1h', null);
     expect(await rows()).toEqual(whole);
   }, 60_000);
 

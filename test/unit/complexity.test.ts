@@ -1,18 +1,18 @@
 /** The GraphQL cost and depth rules (graphql/complexity.ts), on parsed documents and an injected clock. */
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 import { AppError } from '../../src/domain/errors';
-import { marketReads } from '../../src/domain/params/reads';
-import { Venues } from '../../src/domain/venues';
+import { marketEndpoints } from '../../src/domain/params/market-endpoints';
+import { Exchanges } from '../../src/domain/exchanges';
 import { MARKETS_ESTIMATE, MAX_NESTING, measureOperation, nestingOf, refuseDeepNesting } from '../../src/graphql/complexity';
 
-const reads = marketReads(new Venues('perp', 'spot'));
+const endpoints = marketEndpoints(new Exchanges('perp', 'spot'));
 
 const NOW = Date.UTC(2024, 0, 11); // ten days after 2024-01-01
 
 function measure(query: string, variables: Record<string, unknown> = {}, nowMs = NOW) {
   const doc = parse(query);
   const op = doc.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
-  return measureOperation(reads, doc, op, variables, nowMs);
+  return measureOperation(endpoints, doc, op, variables, nowMs);
 }
 
 const M = (field: string) => `{ market(exchange: "perp", symbol: "BTC-USDT") { ${field} } }`;

@@ -2,7 +2,7 @@
 import { loadConfig } from '../../src/config';
 import { alignVenueTime, parseSince, parseSymbolList, parseSymbolMap } from '../../src/domain/ingest-settings';
 import { parseDuration } from '../../src/domain/time';
-import { Venues } from '../../src/domain/venues';
+import { Exchanges } from '../../src/domain/exchanges';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -37,7 +37,7 @@ describe('ingestion settings', () => {
   });
 
   it('when --exchange names a configured venue, then its role follows; another name is INVALID_EXCHANGE', () => {
-    const v = new Venues('hl', 'bn');
+    const v = new Exchanges('hl', 'bn');
     expect(v.roleOf('HL')).toBe('perp');
     expect(v.roleOf('bn')).toBe('spot');
     expect(() => v.roleOf('perp')).toThrow(expect.objectContaining({ code: 'INVALID_EXCHANGE' }));

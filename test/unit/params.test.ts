@@ -4,11 +4,11 @@
  */
 import { AppError } from '../../src/domain/errors';
 import { DEFAULT_OHLCV_LIMIT, MAX_ROWS } from '../../src/domain/params/market-params';
-import { paramList } from '../../src/domain/params/read';
-import { marketReads } from '../../src/domain/params/reads';
-import { Venues } from '../../src/domain/venues';
+import { paramList } from '../../src/domain/params/endpoint';
+import { marketEndpoints } from '../../src/domain/params/market-endpoints';
+import { Exchanges } from '../../src/domain/exchanges';
 
-const reads = marketReads(new Venues('perp', 'spot'));
+const endpoints = marketEndpoints(new Exchanges('perp', 'spot'));
 const NOW = Date.UTC(2024, 5, 1);
 const T = '2024-01-01T00:00:00Z';
 const T_MS = Date.UTC(2024, 0, 1);
@@ -28,45 +28,45 @@ const OHLCV = { symbol: 'btc-usdt', exchange: 'SPOT', timeframe: '1h', start: T 
 
 describe('a read parses its parameters', () => {
   it('when every parameter is valid, then the request is normalized and defaulted (symbol upper-cased, venue lower-cased, end now, limit 1,000)', () => {
-    expect(reads.ohlcv.parse(OHLCV, NOW)).toEqual({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: T_MS, end: NOW, limit: DEFAULT_OHLCV_LIMIT });
+    expect(endpoints.ohlcv.parse(OHLCV, NOW)).toEqual({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: T_MS, end: NOW, limit: DEFAULT_OHLCV_LIMIT });
   });
 
   it('when GraphQL hands typed values (a number limit, a boolean, an array), then they parse as their text would', () => {
-    expect(reads.ohlcv.parse({ ...OHLCV, limit: 25, end: null }, NOW)).toMatchObject({ limit: 25, end: NOW });
-    expect(reads.funding.parse({ symbol: 'BTC-USDT', exchange: 'perp', start: T, normalized: true }, NOW)).toMatchObject({ normalized: true });
-    expect(reads.multiAsset.parse({ symbols: ['eth-usdt', 'BTC-USDT,eth-usdt'], exchange: 'spot', timeframe: '1h', field: 'close', start: T }, NOW)).toMatchObject({
+    expect(endpoints.ohlcv.parse({ ...OHLCV, limit: 25, end: null }, NOW)).toMatchObject({ limit: 25, end: NOW });
+    expect(endpoints.funding.parse({ symbol: 'BTC-USDT', exchange: 'perp', start: T, normalized: true }, NOW)).toMatchObject({ normalized: true });
+    expect(endpoints.multiAsset.parse({ symbols: ['eth-usdt', 'BTC-USDT,eth-usdt'], exchange: 'spot', timeframe: '1h', field: 'close', start: T }, NOW)).toMatchObject({
       symbols: ['ETH-USDT', 'BTC-USDT'],
     });
   });
 
   it('when several parameters are wrong, then the first in the declared order answers', () => {
-    expect(refusal(reads.ohlcv, { exchange: 'nyse', timeframe: '2h' })).toMatchObject({ code: 'MISSING_PARAMETER', parameter: 'symbol' });
-    expect(refusal(reads.ohlcv, { symbol: 'BTC-USDT', exchange: 'nyse', timeframe: '2h' })).toMatchObject({ code: 'INVALID_EXCHANGE' });
-    expect(refusal(reads.ohlcv, { ...OHLCV, timeframe: '2h', start: 'x' })).toMatchObject({ code: 'INVALID_TIMEFRAME' });
-    expect(refusal(reads.ohlcv, { ...OHLCV, start: 'x', limit: '0' })).toMatchObject({ code: 'INVALID_TIMESTAMP', parameter: 'start' });
+    expect(refusal(endpoints.ohlcv, { exchange: 'nyse', timeframe: '2h' })).toMatchObject({ code: 'MISSING_PARAMETER', parameter: 'symbol' });
+    expect(refusal(endpoints.ohlcv, { symbol: 'BTC-USDT', exchange: 'nyse', timeframe: '2h' })).toMatchObject({ code: 'INVALID_EXCHANGE' });
+    expect(refusal(endpoints.ohlcv, { ...OHLCV, timeframe: '2h', start: 'x' })).toMatchObject({ code: 'INVALID_TIMEFRAME' });
+    expect(refusal(endpoints.ohlcv, { ...OHLCV, start: 'x', limit: '0' })).toMatchObject({ code: 'INVALID_TIMESTAMP', parameter: 'start' });
   });
 
   it('when start is after end, then INVALID_TIME_RANGE comes right after end, before limit is read', () => {
-    expect(refusal(reads.ohlcv, { ...OHLCV, end: '2023-01-01', limit: 'x' })).toMatchObject({ code: 'INVALID_TIME_RANGE' });
-    expect(refusal(reads.ohlcv, { ...OHLCV, end: T, start: T })).toBeNull();
+    expect(refusal(endpoints.ohlcv, { ...OHLCV, end: '2023-01-01', limit: 'x' })).toMatchObject({ code: 'INVALID_TIME_RANGE' });
+    expect(refusal(endpoints.ohlcv, { ...OHLCV, end: T, start: T })).toBeNull();
   });
 
   it('when a rule names its place, then it runs there: funding on the spot venue is refused before start is read', () => {
-    expect(refusal(reads.funding, { symbol: 'BTC-USDT', exchange: 'spot', start: 'nonsense' })).toMatchObject({ code: 'INVALID_EXCHANGE', parameter: 'exchange' });
+    expect(refusal(endpoints.funding, { symbol: 'BTC-USDT', exchange: 'spot', start: 'nonsense' })).toMatchObject({ code: 'INVALID_EXCHANGE', parameter: 'exchange' });
   });
 
   it('when a multi-asset field does not fit venue or timeframe, then that is refused right after field, before start', () => {
     const base = { symbols: 'BTC-USDT', timeframe: '1h', start: 'nonsense' };
-    expect(refusal(reads.multiAsset, { ...base, exchange: 'spot', field: 'funding_rate' })).toMatchObject({ code: 'INVALID_EXCHANGE' });
-    expect(refusal(reads.multiAsset, { ...base, exchange: 'perp', timeframe: '4h', field: 'funding_norm' })).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'field' });
-    expect(refusal(reads.multiAsset, { ...base, exchange: 'perp', field: 'funding_rate' })).toMatchObject({ code: 'INVALID_TIMESTAMP' });
+    expect(refusal(endpoints.multiAsset, { ...base, exchange: 'spot', field: 'funding_rate' })).toMatchObject({ code: 'INVALID_EXCHANGE' });
+    expect(refusal(endpoints.multiAsset, { ...base, exchange: 'perp', timeframe: '4h', field: 'funding_norm' })).toMatchObject({ code: 'INVALID_PARAMETER', parameter: 'field' });
+    expect(refusal(endpoints.multiAsset, { ...base, exchange: 'perp', field: 'funding_rate' })).toMatchObject({ code: 'INVALID_TIMESTAMP' });
   });
 
   it('when features are misplaced or the funding timeframe is asked of the spot venue, then UNKNOWN_FEATURES comes before INVALID_EXCHANGE, both after features', () => {
     const base = { symbol: 'BTC-USDT', start: 'nonsense' };
-    expect(refusal(reads.features, { ...base, exchange: 'spot', timeframe: 'funding', features: 'rsi_14' })).toMatchObject({ code: 'UNKNOWN_FEATURES' });
-    expect(refusal(reads.features, { ...base, exchange: 'spot', timeframe: 'funding', features: 'funding_norm' })).toMatchObject({ code: 'INVALID_EXCHANGE' });
-    expect(refusal(reads.features, { ...base, exchange: 'spot', timeframe: 'funding', features: 'nope' })).toMatchObject({ code: 'UNKNOWN_FEATURES', message: expect.stringContaining('unknown features: nope') });
+    expect(refusal(endpoints.features, { ...base, exchange: 'spot', timeframe: 'funding', features: 'rsi_14' })).toMatchObject({ code: 'UNKNOWN_FEATURES' });
+    expect(refusal(endpoints.features, { ...base, exchange: 'spot', timeframe: 'funding', features: 'funding_norm' })).toMatchObject({ code: 'INVALID_EXCHANGE' });
+    expect(refusal(endpoints.features, { ...base, exchange: 'spot', timeframe: 'funding', features: 'nope' })).toMatchObject({ code: 'UNKNOWN_FEATURES', message: expect.stringContaining('unknown features: nope') });
   });
 });
 
@@ -79,31 +79,31 @@ describe('parameter values', () => {
     ['a limit over the maximum', { ...OHLCV, limit: String(MAX_ROWS + 1) }, 'INVALID_PARAMETER', 'limit'],
     ['an impossible date', { ...OHLCV, start: '2024-02-30' }, 'INVALID_TIMESTAMP', 'start'],
   ])('when %s is given, then %s naming %s', (_what, raw, code, parameter) => {
-    expect(refusal(reads.ohlcv, raw)).toMatchObject({ code, parameter });
+    expect(refusal(endpoints.ohlcv, raw)).toMatchObject({ code, parameter });
   });
 
   it('when a list has empty items, duplicates and spaces, then they are dropped, order kept; none left is MISSING_SYMBOLS', () => {
-    expect(reads.multiAsset.parse({ symbols: ' sol-usdt, ,ETH-USDT,SOL-USDT', exchange: 'spot', timeframe: '1h', field: 'close', start: T }, NOW).symbols).toEqual([
+    expect(endpoints.multiAsset.parse({ symbols: ' sol-usdt, ,ETH-USDT,SOL-USDT', exchange: 'spot', timeframe: '1h', field: 'close', start: T }, NOW).symbols).toEqual([
       'SOL-USDT',
       'ETH-USDT',
     ]);
-    expect(refusal(reads.multiAsset, { symbols: ' , ', exchange: 'spot', timeframe: '1h', field: 'close', start: T })).toMatchObject({ code: 'MISSING_SYMBOLS' });
+    expect(refusal(endpoints.multiAsset, { symbols: ' , ', exchange: 'spot', timeframe: '1h', field: 'close', start: T })).toMatchObject({ code: 'MISSING_SYMBOLS' });
   });
 
   it('when several list items are refused, then one error names them all', () => {
-    expect(refusal(reads.features, { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', features: 'rsi_14,a,b', start: T })?.message).toBe(
+    expect(refusal(endpoints.features, { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', features: 'rsi_14,a,b', start: T })?.message).toBe(
       'unknown features: a, b (GET /v1/features/available lists them)',
     );
   });
 
   it('when a start has a space in place of its offset\'s +, then it is that instant', () => {
-    expect(reads.ohlcv.parse({ ...OHLCV, start: '2024-01-01T02:00:00 02:00' }, NOW).start).toBe(T_MS);
+    expect(endpoints.ohlcv.parse({ ...OHLCV, start: '2024-01-01T02:00:00 02:00' }, NOW).start).toBe(T_MS);
   });
 });
 
 describe('what the transports derive from a read', () => {
   it('lists the parameters in check order, with their codes and kinds', () => {
-    expect(paramList(reads.ohlcv).map((p) => [p.name, p.required, p.kind])).toEqual([
+    expect(paramList(endpoints.ohlcv).map((p) => [p.name, p.required, p.kind])).toEqual([
       ['symbol', true, 'text'],
       ['exchange', true, 'text'],
       ['timeframe', true, 'text'],
@@ -111,7 +111,7 @@ describe('what the transports derive from a read', () => {
       ['end', false, 'text'],
       ['limit', false, 'integer'],
     ]);
-    expect(reads.funding.params.normalized).toMatchObject({ kind: 'boolean', default: false, graphql: { defaultValue: false } });
-    expect(reads.features.params.features).toMatchObject({ kind: 'list', codes: ['MISSING_FEATURES', 'UNKNOWN_FEATURES'], graphql: { name: 'names' } });
+    expect(endpoints.funding.params.normalized).toMatchObject({ kind: 'boolean', default: false, graphql: { defaultValue: false } });
+    expect(endpoints.features.params.features).toMatchObject({ kind: 'list', codes: ['MISSING_FEATURES', 'UNKNOWN_FEATURES'], graphql: { name: 'names' } });
   });
 });

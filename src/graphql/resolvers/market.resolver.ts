@@ -5,7 +5,7 @@
  */
 import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import type { MarketRef } from '../../domain/market';
-import type { MarketReads } from '../../domain/params/reads';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import type { CandlesService } from '../../services/candles.service';
 import type { FeatureReadService } from '../../services/feature-read.service';
 import type { FundingService } from '../../services/funding.service';
@@ -23,7 +23,7 @@ export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
 type Args = Record<string, unknown>;
 
 export interface MarketResolverDeps {
-  reads: MarketReads;
+  endpoints: MarketEndpoints;
   markets: MarketsService;
   candles: CandlesService;
   funding: FundingService;
@@ -37,12 +37,12 @@ export class MarketResolver {
 
   @Query(() => MarketType, { nullable: true, description: 'One market; fields below read its data.' })
   market(@Args(() => argsType('market')) args: Args): MarketRef {
-    return this.d.markets.parseMarket(rawOf(this.d.reads.market, args));
+    return this.d.markets.parseMarket(rawOf(this.d.endpoints.market, args));
   }
 
   @Query(() => [MarketType], { description: 'Every market, optionally of one venue (GET /v1/markets).' })
   async markets(@Args(() => argsType('markets')) args: Args, @Ctx() ctx: GqlContext): Promise<MarketRef[]> {
-    const list = await this.d.markets.list(rawOf(this.d.reads.markets, args));
+    const list = await this.d.markets.list(rawOf(this.d.endpoints.markets, args));
     for (const m of list) ctx.loaders.coverage.prime({ exchange: m.exchange, symbol: m.symbol }, m);
     return list.map((m) => ({ exchange: m.exchange, symbol: m.symbol }));
   }
@@ -60,7 +60,7 @@ export class MarketResolver {
   @FieldResolver(() => CandlePageType, { nullable: true, description: 'Candles in [start, end] (GET /v1/ohlcv); null with an error when refused.' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext): Promise<CandlePageType> {
-    const q = this.d.candles.parseRequest(ctx.principal, rawOf(this.d.reads.ohlcv, args, m));
+    const q = this.d.candles.parseRequest(ctx.principal, rawOf(this.d.endpoints.ohlcv, args, m));
     const p = await ctx.loaders.candles.load(q);
     let columns: CandleColumnsType | undefined;
     return {
@@ -79,21 +79,21 @@ export class MarketResolver {
   })
   @RateLimited(ROWS_FIELD_LIMIT)
   async funding(@Root() m: MarketRef, @Args(() => argsType('funding')) args: Args, @Ctx() ctx: GqlContext): Promise<FundingPageType> {
-    const q = this.d.funding.parseRequest(ctx.principal, rawOf(this.d.reads.funding, args, m));
+    const q = this.d.funding.parseRequest(ctx.principal, rawOf(this.d.endpoints.funding, args, m));
     return ctx.loaders.funding.load(q);
   }
 
   @FieldResolver(() => FeaturePageType, { nullable: true, description: 'Pre-computed features, wide (GET /v1/features).' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async features(@Root() m: MarketRef, @Args(() => argsType('features')) args: Args, @Ctx() ctx: GqlContext): Promise<FeaturePageType> {
-    const q = this.d.features.parseRequest(ctx.principal, rawOf(this.d.reads.features, args, m));
+    const q = this.d.features.parseRequest(ctx.principal, rawOf(this.d.endpoints.features, args, m));
     const p = await ctx.loaders.features.load(q);
     return { features: q.names, count: p.count, nextStart: p.nextStart, data: p.data.map((r) => featureValues(q.names, r)) };
   }
 
   @FieldResolver(() => [QualityRecordType], { nullable: true, description: 'Data quality per timeframe allowed on your plan (GET /v1/quality).' })
   async quality(@Root() m: MarketRef, @Args(() => argsType('quality')) args: Args, @Ctx() ctx: GqlContext): Promise<QualityRecordType[]> {
-    const q = this.d.quality.parseRequest(ctx.principal, rawOf(this.d.reads.quality, args, m));
+    const q = this.d.quality.parseRequest(ctx.principal, rawOf(this.d.endpoints.quality, args, m));
     return ctx.loaders.quality.load(q);
   }
 }

@@ -9,7 +9,7 @@ import type { Store } from '../../db/store';
 import type { Candle } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
-import type { Venues } from '../../domain/venues';
+import type { Exchanges } from '../../domain/exchanges';
 import type { EventBus, MarketEvent } from './market-events';
 
 /**
@@ -21,7 +21,7 @@ export const MAX_EVENT_ROWS = 1_000;
 export interface EventPublisherDeps {
   bus: EventBus;
   store: Pick<Store, 'series' | 'candles' | 'funding' | 'walPosition' | 'readAfter'>;
-  venues: Venues;
+  exchanges: Exchanges;
   clock: () => number;
   onError: (err: unknown) => void;
   /** Told of every event put on the bus (metrics). */
@@ -58,8 +58,8 @@ export class EventPublisher {
   async fundingStored(seriesId: number, firstMs: number, lastMs: number): Promise<void> {
     await this.safely(async () => {
       const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
-      if (!market || market.exchange !== this.d.venues.perp) return;
-      const spotId = (await this.d.store.series.idOf({ exchange: this.d.venues.spot, symbol: market.symbol })) ?? null;
+      if (!market || market.exchange !== this.d.exchanges.perp) return;
+      const spotId = (await this.d.store.series.idOf({ exchange: this.d.exchanges.spot, symbol: market.symbol })) ?? null;
       const from = new Date(Math.max(firstMs, lastMs - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS['1h']));
       const to = new Date(lastMs);
       const plain = (await this.d.store.funding.pages([seriesId], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];

@@ -7,8 +7,8 @@
  */
 import type { Store } from '../../db/store';
 import type { Logger } from '../../logger';
-import type { Venues } from '../../domain/venues';
-import type { VenueAdapter, VenueRole } from '../../venues/venue';
+import type { Exchanges } from '../../domain/exchanges';
+import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
 import type { QualityService } from '../quality.service';
 import type { CandleWriter } from './candle-writer';
 import type { IngestStatus } from './ingest-status';
@@ -17,7 +17,7 @@ import { SeriesFiller, type IngestTarget } from './series-filler';
 
 export interface SyncRequest {
   symbols: readonly string[];
-  roles: readonly VenueRole[];
+  roles: readonly ExchangeRole[];
   sinceMs: number;
 }
 
@@ -33,8 +33,8 @@ const LEADER_POLL_MS = 5_000;
 
 export interface IngestDeps {
   store: Store;
-  venues: Venues;
-  adapters: Record<VenueRole, VenueAdapter>;
+  exchanges: Exchanges;
+  adapters: Record<ExchangeRole, VenueAdapter>;
   writer: CandleWriter;
   quality: QualityService;
   status: IngestStatus;
@@ -50,12 +50,12 @@ export class IngestService {
   }
 
   /** The markets to ingest (their series created when new). */
-  async targets(symbols: readonly string[], roles: readonly VenueRole[]): Promise<IngestTarget[]> {
+  async targets(symbols: readonly string[], roles: readonly ExchangeRole[]): Promise<IngestTarget[]> {
     const out: IngestTarget[] = [];
     for (const symbol of symbols) {
       for (const role of roles) {
         const adapter = this.d.adapters[role];
-        const exchange = this.d.venues[role];
+        const exchange = this.d.exchanges[role];
         const id = await this.d.store.series.ensure({ exchange, symbol });
         out.push({ role, exchange, symbol, instrument: adapter.instrument(symbol), adapter, series: { id, symbol } });
         this.d.status.track(id, adapter.id, exchange, symbol);

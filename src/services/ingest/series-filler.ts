@@ -9,12 +9,12 @@
 import type { Store } from '../../db/store';
 import type { CandleInput } from '../../domain/csv-rows';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
-import type { VenueAdapter, VenueRole } from '../../venues/venue';
+import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
 import type { CandleWriter, SeriesRef } from './candle-writer';
 
 /** One market being ingested: a symbol on one venue, its instrument name there, its series. */
 export interface IngestTarget {
-  role: VenueRole;
+  role: ExchangeRole;
   exchange: string;
   symbol: string;
   instrument: string;

@@ -1,16 +1,17 @@
 /**
- * The two venues, named by configuration (EXCHANGE_PERP, EXCHANGE_SPOT): the perpetual venue,
- * which has funding, and the spot venue. The `exchange` parameter only knows these names.
+ * The API's two exchanges, named by configuration (EXCHANGE_PERP, EXCHANGE_SPOT): the one in
+ * the perp role, which has funding, and the one in the spot role. The `exchange` parameter only
+ * knows these names. (A venue is the outside source behind a role: src/venues/.)
  */
 import { AppError } from './errors';
 import { exchangeParam } from './params/market-params';
 import { parseValue, type Param } from './params/param';
 
-/** The two roles of the API: the perpetual venue (with funding) and the spot venue. */
-export type VenueRole = 'perp' | 'spot';
+/** The two roles: perpetual contracts (with funding) and spot. */
+export type ExchangeRole = 'perp' | 'spot';
 
-export class Venues {
-  /** The `exchange` parameter: its schema names these two venues. */
+export class Exchanges {
+  /** The `exchange` parameter: its schema names these two exchanges. */
   readonly exchange: Param<string, true>;
   /** The same, optional (GET /v1/markets). */
   readonly optionalExchange: Param<string, false>;
@@ -23,12 +24,12 @@ export class Venues {
     this.optionalExchange = exchangeParam([perp, spot], false);
   }
 
-  /** The venue named by `text` (case-insensitive), or INVALID_EXCHANGE. */
+  /** The exchange named by `text` (case-insensitive), or INVALID_EXCHANGE. */
   parseExchange(text: string): string {
     return parseValue(this.exchange, text);
   }
 
-  /** `exchange` (a venue name) when it is the perpetual venue: the spot venue has no funding. */
+  /** `exchange` when it is in the perp role: the spot exchange has no funding. */
   requirePerp(exchange: string): string {
     if (exchange !== this.perp) {
       throw new AppError('INVALID_EXCHANGE', `the spot venue has no funding; use exchange=${this.perp}`, { parameter: 'exchange' });
@@ -36,12 +37,12 @@ export class Venues {
     return exchange;
   }
 
-  /** The role of a venue named by `text` (as configured, case-insensitive), or INVALID_EXCHANGE. */
-  roleOf(text: string): VenueRole {
+  /** The role of the exchange named by `text` (as configured, case-insensitive), or INVALID_EXCHANGE. */
+  roleOf(text: string): ExchangeRole {
     return this.parseExchange(text) === this.perp ? 'perp' : 'spot';
   }
 
-  /** The venue of the same symbol on the other side (perp <-> spot). */
+  /** The exchange of the same symbol in the other role (perp <-> spot). */
   other(exchange: string): string {
     return exchange === this.perp ? this.spot : this.perp;
   }

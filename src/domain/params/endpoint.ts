@@ -1,5 +1,5 @@
 /**
- * A read of the API (ohlcv, funding, features, ...) declared once: its parameters in the order
+ * An endpoint of the API (ohlcv, funding, features, ...) declared once: its parameters in the order
  * they are checked, the cross-parameter rules and where they fall in that order, and the
  * request the parsed values make. The parser, the OpenAPI parameters and the GraphQL
  * arguments are all derived from this one declaration.
@@ -13,10 +13,10 @@ export type ParamMap = Record<string, Param<any, boolean>>;
 
 type ValueOf<P> = P extends Param<infer T, infer R> ? (R extends true ? T : T | undefined) : never;
 
-/** The parsed values of a read, keyed like its parameter map. */
+/** The parsed values of an endpoint, keyed like its parameter map. */
 export type ParamValues<P extends ParamMap> = { [K in keyof P]: ValueOf<P[K]> };
 
-export interface ReadRule<P extends ParamMap> {
+export interface EndpointRule<P extends ParamMap> {
   /** The rule runs right after this parameter is parsed (so its error comes in that place). */
   after: keyof P & string;
   /** The codes its refusals carry (for the document). */
@@ -24,15 +24,15 @@ export interface ReadRule<P extends ParamMap> {
   check(values: Partial<ParamValues<P>>, nowMs: number): void;
 }
 
-/** How much a read can return, from its raw arguments, without validating them (the GraphQL cost rules). */
-export interface ReadBounds {
+/** How much an endpoint can return, from its raw arguments, without validating them (the GraphQL cost rules). */
+export interface EndpointBounds {
   /** Rows a page can hold at most. */
   rows: number;
-  /** Symbols the arguments name themselves (multi-asset), 0 for a read of one market. */
+  /** Symbols the arguments name themselves (multi-asset), 0 for an endpoint of one market. */
   symbols: number;
 }
 
-export interface Read<P extends ParamMap = ParamMap, R = unknown> {
+export interface Endpoint<P extends ParamMap = ParamMap, R = unknown> {
   readonly name: string;
   /** The parameters by key, in check order. */
   readonly params: P;
@@ -40,21 +40,21 @@ export interface Read<P extends ParamMap = ParamMap, R = unknown> {
   parse(raw: RawParams, nowMs: number): R;
   /** Every code a bad value or a broken rule can give (the parameters' and the rules'). */
   readonly codes: readonly ErrorCode[];
-  /** The most a page of this read can hold, for raw arguments (null: not a paged read). */
-  bounds(raw: RawParams, nowMs: number): ReadBounds | null;
+  /** The most a page of this endpoint can hold, for raw arguments (null: not a paged read). */
+  bounds(raw: RawParams, nowMs: number): EndpointBounds | null;
 }
 
-export interface ReadOptions<P extends ParamMap> {
-  rules?: ReadRule<P>[];
-  bounds?: (raw: RawParams, nowMs: number) => ReadBounds;
+export interface EndpointOptions<P extends ParamMap> {
+  rules?: EndpointRule<P>[];
+  bounds?: (raw: RawParams, nowMs: number) => EndpointBounds;
 }
 
-export function defineRead<P extends ParamMap, R>(
+export function defineEndpoint<P extends ParamMap, R>(
   name: string,
   params: P,
   request: (values: ParamValues<P>, nowMs: number) => R,
-  { rules = [], bounds }: ReadOptions<P> = {},
-): Read<P, R> {
+  { rules = [], bounds }: EndpointOptions<P> = {},
+): Endpoint<P, R> {
   const steps = Object.entries(params).map(([key, p]) => ({ key, p, rules: rules.filter((r) => r.after === key) }));
   return {
     name,
@@ -72,7 +72,7 @@ export function defineRead<P extends ParamMap, R>(
   };
 }
 
-/** The parameters of a read as a list, in check order. */
-export function paramList(read: Read): Param[] {
-  return Object.values(read.params);
+/** The parameters of an endpoint as a list, in check order. */
+export function paramList(endpoint: Endpoint): Param[] {
+  return Object.values(endpoint.params);
 }

@@ -1,12 +1,12 @@
 /**
- * Every read of the API, declared once (see read.ts): its parameters in check order, the rules
+ * Every endpoint of the API, declared once (see endpoint.ts): its parameters in check order, the rules
  * between them, the request they make, and how much a page can hold. Services parse with these
  * (REST query strings and GraphQL arguments alike), the OpenAPI document lists these parameters
  * and codes, GraphQL derives its arguments from them, and the GraphQL cost rules read their
  * bounds.
  *
- * Check order within a read: each parameter in turn, each rule right after the parameter it
- * names. Tier rules (403) come after the whole read, in the services.
+ * Check order within an endpoint: each parameter in turn, each rule right after the parameter it
+ * names. Tier rules (403) come after the whole endpoint, in the services.
  */
 import { AppError } from '../errors';
 import { FUNDING_TIMEFRAME_FEATURES } from '../feature-catalogue';
@@ -14,7 +14,7 @@ import type { CandleEventsRequest, CandleRequest, FeatureRequest, FundingEventsR
 import { multiAssetSource } from '../multi-asset';
 import { parseTimestamp } from '../time';
 import { FUNDING_INTERVAL_MS } from '../timeframe';
-import type { Venues } from '../venues';
+import type { Exchanges } from '../exchanges';
 import {
   DEFAULT_OHLCV_LIMIT,
   MAX_ROWS,
@@ -31,10 +31,10 @@ import {
   TIMEFRAME,
 } from './market-params';
 import type { RawParams } from './param';
-import { defineRead, type ParamMap, type ReadRule } from './read';
+import { defineEndpoint, type ParamMap, type EndpointRule } from './endpoint';
 
 /** start is inclusive, end defaults to now; start after end is refused (right after `end`). */
-function timeRange<P extends ParamMap>(): ReadRule<P> {
+function timeRange<P extends ParamMap>(): EndpointRule<P> {
   return {
     after: 'end',
     codes: ['INVALID_TIME_RANGE'],
@@ -56,27 +56,27 @@ function fundingRows(raw: RawParams, nowMs: number): number {
   return start === null || end === null ? MAX_ROWS : Math.max(1, Math.floor((end - start) / FUNDING_INTERVAL_MS) + 1);
 }
 
-export function marketReads(venues: Venues) {
-  const exchange = venues.exchange;
+export function marketEndpoints(exchanges: Exchanges) {
+  const exchange = exchanges.exchange;
 
-  const ohlcv = defineRead(
+  const ohlcv = defineEndpoint(
     'ohlcv',
     { symbol: SYMBOL, exchange, timeframe: TIMEFRAME, start: START, end: END, limit: OHLCV_LIMIT },
     (v, nowMs): CandleRequest => ({ ...v, end: v.end ?? nowMs, limit: v.limit ?? DEFAULT_OHLCV_LIMIT }),
     { rules: [timeRange()], bounds: (raw) => ({ rows: typeof raw.limit === 'number' ? raw.limit : DEFAULT_OHLCV_LIMIT, symbols: 0 }) },
   );
 
-  const funding = defineRead(
+  const funding = defineEndpoint(
     'funding',
     { symbol: SYMBOL, exchange, start: START, end: END, normalized: NORMALIZED },
     (v, nowMs): FundingRequest => ({ ...v, end: v.end ?? nowMs, normalized: v.normalized ?? false }),
     {
-      rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void venues.requirePerp(v.exchange!) }, timeRange()],
+      rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void exchanges.requirePerp(v.exchange!) }, timeRange()],
       bounds: (raw, nowMs) => ({ rows: fundingRows(raw, nowMs), symbols: 0 }),
     },
   );
 
-  const features = defineRead(
+  const features = defineEndpoint(
     'features',
     { symbol: SYMBOL, exchange, timeframe: FEATURE_TIMEFRAME, features: FEATURES, start: START, end: END },
     ({ features: names, ...v }, nowMs): FeatureRequest => ({ ...v, names, end: v.end ?? nowMs }),
@@ -97,8 +97,8 @@ export function marketReads(venues: Venues) {
           after: 'features',
           codes: ['INVALID_EXCHANGE'],
           check: ({ timeframe, exchange: venue }) => {
-            if (timeframe === 'funding' && venue !== venues.perp) {
-              throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on the perpetual venue only; use exchange=${venues.perp}`, {
+            if (timeframe === 'funding' && venue !== exchanges.perp) {
+              throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on the perpetual venue only; use exchange=${exchanges.perp}`, {
                 parameter: 'exchange',
               });
             }
@@ -109,40 +109,40 @@ export function marketReads(venues: Venues) {
     },
   );
 
-  const multiAsset = defineRead(
+  const multiAsset = defineEndpoint(
     'multiAsset',
     { symbols: SYMBOLS, exchange, timeframe: TIMEFRAME, field: FIELD, start: START, end: END },
     (v, nowMs): MultiAssetRequest => ({ ...v, end: v.end ?? nowMs }),
     {
       rules: [
-        { after: 'field', codes: ['INVALID_EXCHANGE', 'INVALID_PARAMETER'], check: (v) => void multiAssetSource(v.field!, v.exchange!, v.timeframe!, venues) },
+        { after: 'field', codes: ['INVALID_EXCHANGE', 'INVALID_PARAMETER'], check: (v) => void multiAssetSource(v.field!, v.exchange!, v.timeframe!, exchanges) },
         timeRange(),
       ],
       bounds: (raw) => ({ rows: MAX_ROWS, symbols: Array.isArray(raw.symbols) ? raw.symbols.length : raw.symbols === undefined ? 0 : 1 }),
     },
   );
 
-  const quality = defineRead(
+  const quality = defineEndpoint(
     'quality',
     { symbol: SYMBOL, exchange, timeframe: OPTIONAL_TIMEFRAME },
     (v): QualityRequest => v,
   );
 
-  const markets = defineRead('markets', { exchange: venues.optionalExchange }, (v) => ({ exchange: v.exchange ?? null }));
+  const markets = defineEndpoint('markets', { exchange: exchanges.optionalExchange }, (v) => ({ exchange: v.exchange ?? null }));
 
-  const market = defineRead('market', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
+  const market = defineEndpoint('market', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
 
   // The subscriptions: what a market's events are filtered by (no window: events from now on).
-  const candleEvents = defineRead('candleEvents', { symbol: SYMBOL, exchange, timeframe: TIMEFRAME }, (v): CandleEventsRequest => v);
-  const fundingEvents = defineRead(
+  const candleEvents = defineEndpoint('candleEvents', { symbol: SYMBOL, exchange, timeframe: TIMEFRAME }, (v): CandleEventsRequest => v);
+  const fundingEvents = defineEndpoint(
     'fundingEvents',
     { symbol: SYMBOL, exchange, normalized: NORMALIZED },
     (v): FundingEventsRequest => ({ ...v, normalized: v.normalized ?? false }),
-    { rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void venues.requirePerp(v.exchange!) }] },
+    { rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void exchanges.requirePerp(v.exchange!) }] },
   );
-  const qualityEvents = defineRead('qualityEvents', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
+  const qualityEvents = defineEndpoint('qualityEvents', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
 
   return { ohlcv, funding, features, multiAsset, quality, markets, market, candleEvents, fundingEvents, qualityEvents };
 }
 
-export type MarketReads = ReturnType<typeof marketReads>;
+export type MarketEndpoints = ReturnType<typeof marketEndpoints>;
