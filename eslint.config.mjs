@@ -7,7 +7,7 @@ import globals from 'globals';
  *   rest/, graphql/  ->  transport/  ->  services/  ->  db/  ->  domain/
  *                                      services/  ->  venues/  ->  domain/
  * rest/ and graphql/ never import each other, and neither reaches db/; jobs/ run services;
- * venues/ (the exchanges' wire formats) knows nothing of storage or the API.
+ * venues/ (the venues' wire formats) knows nothing of storage or the API.
  * Only the composition root (src/*.ts: composition, http-app, server, cli) knows every layer.
  */
 const ROOT = ['**/composition', '**/http-app', '../server', '../../server', '../cli', '../../cli'];

@@ -4,7 +4,7 @@
  * headers, JSON log line) against a bare Express 5 route returning the same body, side by
  * side in one run, alternating.
  *
- *   npm run build && node dist/bench/access.bench.js [--seconds 10] [--rounds 2]
+ *   npm run bench:access -- [--seconds 10] [--rounds 2]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';

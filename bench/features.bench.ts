@@ -7,7 +7,7 @@
  *     of the same 10,000 candles, p50 of sequential requests, same run.
  *  3. The quality job over the demo data set.
  *
- *   npm run build && node dist/bench/features.bench.js [--requests 100]
+ *   npm run bench:features -- [--requests 100]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -19,14 +19,14 @@
  * there (20 pollers, about 200 requests/s while they wait: a poller per series and endpoint
  * at 50 ms made the benchmark's own load the main cost on this 2-core machine).
  *
- *   npm run build && node dist/bench/follow.bench.js [--minutes 10] [--warmup 1] [--poll 100]
+ *   npm run bench:follow -- [--minutes 10] [--warmup 1] [--poll 100]
  *   (`npm run bench:follow`). BENCH_PG_URL and BENCH_REDIS_URL name the servers.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
 import { roundDecimal } from '../src/domain/decimal';
-import { VenueSimulator } from '../test/helpers/venue-sim';
+import { VenueSimulator } from '../tools/venue-sim';
 import { BENCH_USER, benchDatabase, gatewayEnv, rssMb, runBench, slope, startProcess } from './bench-support';
 
 const { values } = parseArgs({

@@ -13,7 +13,7 @@
  * machine whose cores other work shares, times stretch while CPU seconds hold.
  * The three rotate which goes first; the server is checkpointed before each measurement.
  *
- *   npm run build && node dist/bench/import.bench.js [--rows 1000000] [--rounds 4] [--cpu-prof DIR]
+ *   npm run bench:import -- [--rows 1000000] [--rounds 4] [--cpu-prof DIR]
  *   BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
  *   --cpu-prof DIR: one more, untimed mds run under `node --cpu-prof`, the profile in DIR.
  *   --without-foreign-keys: an experiment, not the product: the mds and candles runs' databases

@@ -20,7 +20,7 @@
  * Then the time the same backfill needs within Binance's 6,000 weight/min and within the
  * service's 3,000, from the requests made x their weight.
  *
- *   npm run build && node dist/bench/ingest.bench.js [--runs 2] [--limited-runs 1] [--pglite-runs 1]
+ *   npm run bench:ingest -- [--runs 2] [--limited-runs 1] [--pglite-runs 1]
  *   (`npm run bench:ingest`). BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  *   names the server.
  */
@@ -35,7 +35,7 @@ import { CandleWriter } from '../src/services/ingest/candle-writer';
 import { QualityService } from '../src/services/quality.service';
 import { BinanceVenue } from '../src/venues/binance.venue';
 import { VenueHttp } from '../src/venues/venue-http';
-import { VenueSimulator } from '../test/helpers/venue-sim';
+import { VenueSimulator } from '../tools/venue-sim';
 import { PG_SERVER, benchDatabase, runBench } from './bench-support';
 
 const MINUTE = 60_000;

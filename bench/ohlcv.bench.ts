@@ -16,7 +16,7 @@
  * machine's drift falls on both alike and neither pays for a third path's garbage; `--runs`
  * repeats them; then every path in one rotation, for reference.
  *
- *   npm run build && node dist/bench/ohlcv.bench.js [--rounds 25] [--per-round 4] [--runs 2] [--seconds 10] [--skip-formats]
+ *   npm run bench:ohlcv -- [--rounds 25] [--per-round 4] [--runs 2] [--seconds 10] [--skip-formats]
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';

@@ -30,7 +30,7 @@
  * markdown tables, also printed on stdout), and PNG (and SVG) charts in `--out`: read-latency,
  * import-throughput, bytes-per-row, memory. Progress goes to stderr.
  *
- *   npm run build && node dist/bench/scale.bench.js [--symbols 100] [--days 365]
+ *   npm run bench:scale -- [--symbols 100] [--days 365]
  *     [--checkpoints 1000000,10000000,50000000] [--requests 200] [--multi-requests 50]
  *     [--multi-symbols 30] [--budget 180] [--db-url postgres://…/postgres] [--keep]
  *     [--out bench/scale] [--render results.json]

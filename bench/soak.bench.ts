@@ -11,7 +11,7 @@
  * the memory trends (least-squares slopes after the first two minutes) are reported for
  * reading, not enforced (a GC saw-tooth makes any fixed threshold arbitrary).
  *
- *   npm run build && node dist/bench/soak.bench.js [--minutes 10] [--rate 50] [--connections 8]
+ *   npm run bench:soak -- [--minutes 10] [--rate 50] [--connections 8]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';

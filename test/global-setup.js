@@ -13,7 +13,7 @@ module.exports = async function globalSetup() {
   const run = (script, args) => execFileSync(process.execPath, [script, ...args], { cwd: root, stdio: 'inherit' });
   if (!existsSync(path.join(root, 'src', 'db', 'generated', 'prisma'))) run(path.join(root, 'scripts', 'prisma-generate.js'), []);
   try {
-    run(require.resolve('typescript/bin/tsc'), ['-b', 'tsconfig.build.json']);
+    run(require.resolve('typescript/bin/tsc'), ['-b', 'tsconfig.dev.json']); // the service, and tools/ and bench/ that tests start
   } catch {
     // tsc still writes dist/ when it finds type errors; the type-check is `npm test`'s own
     // step, so a single test file runs meanwhile.

@@ -6,11 +6,11 @@
  */
 import { HOUR, MINUTE, MINUTES, T0, iso, loadFixtures } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { databases, type FreshDatabase } from '../helpers/services';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 
 const NOW = T0 + 900 * HOUR + 30_000;
 
-describe.each(databases())('conditional GET on %s', (_name, makeDb) => {
+describe.each(databaseCases())('conditional GET on $name', ({ create }) => {
   let srv: TestServer;
   let db: FreshDatabase | null;
   let key: string;
@@ -25,7 +25,7 @@ describe.each(databases())('conditional GET on %s', (_name, makeDb) => {
   };
 
   beforeAll(async () => {
-    db = await makeDb();
+    db = await create();
     srv = await startTestServer({ clock: () => NOW, database: db?.url });
     await loadFixtures(srv.services, NOW);
     key = await srv.key('pro');

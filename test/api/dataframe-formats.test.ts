@@ -16,7 +16,7 @@ import { arrowStream, parquetOf, type DataframePage } from '../../src/rest/dataf
 import { HOUR, MINUTE, T0, iso, loadFixtures } from '../helpers/fixtures';
 import type { Json } from '../helpers/json';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { databases, type FreshDatabase } from '../helpers/services';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 
 const NOW = T0 + 900 * HOUR + 30_000;
 
@@ -150,7 +150,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe.each(databases())('format=parquet and format=arrow on %s', (_name, makeDb) => {
+describe.each(databaseCases())('format=parquet and format=arrow on $name', ({ create }) => {
   let srv: TestServer;
   let db: FreshDatabase | null;
   let key: string;
@@ -166,7 +166,7 @@ describe.each(databases())('format=parquet and format=arrow on %s', (_name, make
     dir = mkdtempSync(path.join(tmpdir(), 'mds-dataframe-'));
     duckdb = await DuckDBInstance.create(':memory:');
     duck = await duckdb.connect();
-    db = await makeDb();
+    db = await create();
     srv = await startTestServer({ clock: () => NOW, database: db?.url });
     await loadFixtures(srv.services, NOW);
     key = await srv.key('pro');

@@ -59,7 +59,7 @@ import {
 import { RAW, UNRESERVED, agent, hv, pct, send, type Got, type Sent } from '../helpers/fuzz/wire';
 import type { Json } from '../helpers/json';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
-import { databases, type FreshDatabase } from '../helpers/services';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 
 // ---- the fuzz ------------------------------------------------------------------------------
 
@@ -669,5 +669,5 @@ function fuzzSuite(makeDb: () => Promise<FreshDatabase | null>, share: number): 
 }
 
 // PostgreSQL gets half the runs: the same code paths; what differs is the database's own errors.
-describe.each(databases())('fuzzing bad input over REST and GraphQL on %s', (name, make) => fuzzSuite(make, name === 'pglite' ? 1 : 0.5));
+describe.each(databaseCases())('fuzzing bad input over REST and GraphQL on $name', ({ name, create }) => fuzzSuite(create, name === 'pglite' ? 1 : 0.5));
 

@@ -7,7 +7,7 @@
 import { HOUR, MINUTE, T0, iso, loadFixtures } from '../helpers/fixtures';
 import type { Json } from '../helpers/json';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { databases, type FreshDatabase } from '../helpers/services';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 
 const NOW = T0 + 900 * HOUR + 30_000;
 const START = iso(T0);
@@ -59,14 +59,14 @@ function withoutRequestIds(body: Json): Json {
   return JSON.parse(JSON.stringify(body), (k, v: unknown) => (k === 'request_id' ? '<request_id>' : v)) as Json;
 }
 
-describe.each(databases())('compiled GraphQL execution on %s', (_name, makeDb) => {
+describe.each(databaseCases())('compiled GraphQL execution on $name', ({ create }) => {
   let compiled: TestServer;
   let interpreted: TestServer;
   let db: FreshDatabase | null;
   const keys = { compiled: {} as Record<string, string>, interpreted: {} as Record<string, string> };
 
   beforeAll(async () => {
-    db = await makeDb();
+    db = await create();
     compiled = await startTestServer({ clock: () => NOW, database: db?.url });
     interpreted = await startTestServer({ clock: () => NOW, database: db?.url, env: { GRAPHQL_COMPILED: 'false' } });
     await loadFixtures(compiled.services, NOW);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { QueryOptions } from '../../src/db/database';
 import { FIXTURE_SYMBOLS, HOUR, HOURS, MINUTE, MINUTES, T0, iso, loadFixtures, minuteClose, perpClose, rateAt, spotClose } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { databases, type FreshDatabase } from '../helpers/services';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 import type { Json } from '../helpers/json';
 
 const NOW = T0 + 900 * HOUR + 30_000;
@@ -14,7 +14,7 @@ const DAY = 86_400_000;
 const ts = (ms: number) => iso(ms).slice(0, 19) + '+00:00';
 
 
-describe.each(databases())('market data on %s', (_name, makeDb) => {
+describe.each(databaseCases())('market data on $name', ({ create }) => {
   let srv: TestServer;
   let db: FreshDatabase | null;
   let pro: string;
@@ -27,7 +27,7 @@ describe.each(databases())('market data on %s', (_name, makeDb) => {
   };
 
   beforeAll(async () => {
-    db = await makeDb();
+    db = await create();
     srv = await startTestServer({ clock: () => NOW, database: db?.url, env: { UPGRADE_URL: 'https://example.com/up' } });
     await loadFixtures(srv.services, NOW);
     [pro, free, scale] = await Promise.all([srv.key('pro'), srv.key('free'), srv.key('scale')]);

@@ -6,7 +6,7 @@ import net from 'node:net';
 import type { Express } from 'express';
 import { operations } from '../../src/rest/openapi';
 import { privateRedis } from '../helpers/processes';
-import { describeWith } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
 import { manualClock, startTestServer, type Json, type TestServer } from '../helpers/server';
 import { pollUntil } from '../helpers/wait';
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { HOUR, T0, loadFixtures } from '../helpers/fixtures';
 import { keepAliveAgent, rawRequest, type RawResponse } from '../helpers/http-client';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { databases, type FreshDatabase } from '../helpers/services';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 import { CASES, type CaseContext, type KeyKind, type RecordedCase } from './recorded-responses.cases';
 
 const FILE = path.join(__dirname, '..', 'fixtures', 'recorded-responses.json');
@@ -78,7 +78,7 @@ function record(c: RecordedCase, request: string, res: RawResponse): Recorded {
 
 const recording: Recorded[] = RECORD ? [] : (JSON.parse(readFileSync(FILE, 'utf8')) as Recorded[]);
 
-describe.each(databases())('recorded responses on %s', (storage, makeDb) => {
+describe.each(databaseCases())('recorded responses on $name', ({ name: storage, create }) => {
   let srv: TestServer;
   let db: FreshDatabase | null;
   const agent = keepAliveAgent();
@@ -108,7 +108,7 @@ describe.each(databases())('recorded responses on %s', (storage, makeDb) => {
   }
 
   beforeAll(async () => {
-    db = await makeDb();
+    db = await create();
     srv = await startTestServer({
       clock: () => NOW,
       database: db?.url,

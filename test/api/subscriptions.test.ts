@@ -11,7 +11,8 @@ import type { Json } from '../helpers/json';
 import { csvFile } from '../helpers/csv';
 import { runMds, startGateway } from '../helpers/processes';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
-import { describeWith, freshPostgres, serviceUrl } from '../helpers/services';
+import { describeWith, serviceUrl } from '../helpers/requirements';
+import { freshPostgres } from '../helpers/databases';
 import { connectWs, eventually, type WsSession } from '../helpers/ws-client';
 
 const redis = serviceUrl('REDIS_URL');

@@ -11,7 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { HOUR, T0, iso, loadFixtures, perpClose } from '../helpers/fixtures';
 import { csvFile } from '../helpers/csv';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
-import { describeWith } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
 import { CHROMIUM_ARGS, SCREENSHOTS, offlinePage, type OfflinePage } from './offline-page';
 
 const ROOT = path.join(__dirname, '..', '..');

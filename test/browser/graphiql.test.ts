@@ -10,7 +10,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { HOUR, T0, iso, loadFixtures } from '../helpers/fixtures';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
-import { describeWith } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
 import { pollUntil } from '../helpers/wait';
 import { CHROMIUM_ARGS, SCREENSHOTS, offlinePage } from './offline-page';
 

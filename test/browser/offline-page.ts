@@ -1,5 +1,5 @@
 /**
- * What the browser tests of the pages share: chromium's flags (those of docs.test.ts), where
+ * What the browser tests of the pages share: chromium's flags (those of api-docs-page.test.ts), where
  * screenshots go (CI artefacts, printed by .ci/run), and a page that may reach only the test
  * server: every other request is aborted and recorded, and so are console errors.
  */

@@ -1,26 +1,40 @@
 /**
- * The services (no HTTP server) over each database of `databases()`: embedded PGlite in memory
- * always, and a fresh database on the PostgreSQL server when DATABASE_URL is set. Both get the
- * real migrations.
+ * The databases a suite runs on, one case each: embedded PGlite in memory always, and a fresh
+ * database on the PostgreSQL server when DATABASE_URL is set (skipped visibly otherwise, see
+ * requirements.ts). Both get the real migrations when opened through the services.
  */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { openServices, type Services } from '../../src/composition';
 import { testConfig } from './config';
-import { databases } from './services';
+import { serviceUrl } from './requirements';
 
-export interface StorageCase {
+export interface FreshDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export interface DatabaseCase {
   name: 'pglite' | 'postgres';
+  /** A fresh, empty database: null for PGlite (in memory), else a new database on the server. */
+  create(): Promise<FreshDatabase | null>;
+  /** The services over a fresh database of this case (dropped by cleanup). */
   open(): Promise<Services>;
-  /** Drop what open() created (the per-suite database). */
+  /** Drop the databases open() made. */
   cleanup(): Promise<void>;
 }
 
-export function storageCases(): StorageCase[] {
-  return databases().map(([name, make]) => {
+export function databaseCases(): DatabaseCase[] {
+  const server = serviceUrl('DATABASE_URL');
+  const creators: Array<[DatabaseCase['name'], () => Promise<FreshDatabase | null>]> = [['pglite', async () => null]];
+  if (server) creators.push(['postgres', () => freshPostgres(server)]);
+  return creators.map(([name, create]) => {
     const drops: Array<() => Promise<void>> = [];
     return {
       name,
+      create,
       async open() {
-        const db = await make();
+        const db = await create();
         if (!db) return openServices(testConfig(), { dataDir: 'memory' });
         drops.push(db.drop);
         return openServices(testConfig({ DATABASE_URL: db.url }));
@@ -33,7 +47,7 @@ export function storageCases(): StorageCase[] {
 }
 
 /** Open the case's services before the suite and close them (and its database) after. */
-export function useServices(kase: StorageCase): () => Services {
+export function useServices(kase: DatabaseCase): () => Services {
   let s: Services | undefined;
   beforeAll(async () => {
     s = await kase.open();
@@ -43,4 +57,34 @@ export function useServices(kase: StorageCase): () => Services {
     await kase.cleanup();
   });
   return () => s!;
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/** Create an empty database on the server of `serverUrl`; returns its URL and a dropper. */
+export async function freshPostgres(serverUrl: string): Promise<FreshDatabase> {
+  const name = `mds_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: withDatabase(serverUrl, name),
+    async drop() {
+      const c = new pg.Client({ connectionString: serverUrl });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
 }

@@ -6,7 +6,7 @@
  */
 import { bulkUpsert } from '../../src/db/bulk-upsert';
 import type { SqlSession } from '../../src/db/database';
-import { storageCases, useServices } from '../helpers/databases';
+import { databaseCases, useServices } from '../helpers/databases';
 
 const SPEC = { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] };
 const T0 = Date.UTC(2024, 0, 1);
@@ -44,7 +44,7 @@ function counting(tx: SqlSession, copies: string[]): SqlSession {
   };
 }
 
-describe.each(storageCases())('bulkUpsert in parts on $name', (kase) => {
+describe.each(databaseCases())('bulkUpsert in parts on $name', (kase) => {
   const services = useServices(kase);
   let seriesId: number;
 

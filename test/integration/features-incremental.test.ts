@@ -7,8 +7,8 @@ import { openServices } from '../../src/composition';
 import { TECHNICAL_FEATURES } from '../../src/domain/technical-features';
 import { FeaturePrecomputeService, writersFor } from '../../src/services/feature-precompute.service';
 import { testConfig } from '../helpers/config';
-import { storageCases, useServices } from '../helpers/databases';
-import { describeWith, freshPostgres } from '../helpers/services';
+import { databaseCases, useServices, freshPostgres } from '../helpers/databases';
+import { describeWith } from '../helpers/requirements';
 
 const T0 = Date.UTC(2023, 0, 1);
 const HOUR = 3_600_000;
@@ -24,7 +24,7 @@ function candles(from: number, to: number): string[] {
   return rows;
 }
 
-describe.each(storageCases())('incremental features on $name', (kase) => {
+describe.each(databaseCases())('incremental features on $name', (kase) => {
   const services = useServices(kase);
 
   const read = () =>

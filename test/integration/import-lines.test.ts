@@ -7,7 +7,7 @@
  * by its line number.
  */
 import { rawFile } from '../helpers/csv';
-import { storageCases, useServices } from '../helpers/databases';
+import { databaseCases, useServices } from '../helpers/databases';
 import type { Services } from '../../src/composition';
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -59,7 +59,7 @@ async function stored(s: Services, seriesId: number): Promise<string[]> {
   return got.map((x) => x.r);
 }
 
-describe.each(storageCases())('import of a file in blocks on $name', (kase) => {
+describe.each(databaseCases())('import of a file in blocks on $name', (kase) => {
   const services = useServices(kase);
 
   it('when a file mixes line forms, ends lines with CRLF and has no final newline, then it stores what the common form stores, also on re-import', async () => {

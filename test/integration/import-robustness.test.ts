@@ -14,11 +14,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Services } from '../../src/composition';
 import { csvFile, rawFile } from '../helpers/csv';
-import { storageCases, useServices } from '../helpers/databases';
+import { databaseCases, useServices, freshPostgres } from '../helpers/databases';
 import { testConfig } from '../helpers/config';
 import { openServices } from '../../src/composition';
 import { runMds } from '../helpers/processes';
-import { describeWith, freshPostgres } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
 
 const T0 = Date.UTC(2024, 0, 1);
 const MINUTE = 60_000;
@@ -197,7 +197,7 @@ const corrupt: Corrupt[] = [
   },
 ];
 
-describe.each(storageCases())('corrupt imports on $name', (kase) => {
+describe.each(databaseCases())('corrupt imports on $name', (kase) => {
   const services = useServices(kase);
   let before: Record<string, string[]>;
 
@@ -232,7 +232,7 @@ describe.each(storageCases())('corrupt imports on $name', (kase) => {
 });
 
 describe('import paths that are no file', () => {
-  const services = useServices(storageCases()[0]);
+  const services = useServices(databaseCases()[0]);
   it.each([
     ['a missing file', () => path.join(os.tmpdir(), `mds-missing-${Date.now()}.csv`), (f: string) => `file not found: ${f}`],
     ['a directory', () => os.tmpdir(), (f: string) => `is a directory: ${f}`],
@@ -265,7 +265,7 @@ async function spotHours(s: Services): Promise<void> {
   await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, NOW);
 }
 
-describe.each(storageCases())('the same series imported twice at once on $name', (kase) => {
+describe.each(databaseCases())('the same series imported twice at once on $name', (kase) => {
   const once = useServices(kase);
   const twice = useServices(kase);
   const candles = csvFile([CANDLES, ...minuteRows(2 * 1440)]);

@@ -9,10 +9,11 @@ import pg from 'pg';
 import { liveSettings, openServices, type Services } from '../../src/composition';
 import { FUNDING_INTERVAL_MS, lastClosedOpen } from '../../src/domain/timeframe';
 import { testConfig } from '../helpers/config';
-import { describeWith, freshPostgres, type FreshDatabase } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
+import { freshPostgres, type FreshDatabase } from '../helpers/databases';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy';
 import { pollUntil, shiftableClock, untilClockAt } from '../helpers/wait';
-import { VenueSimulator } from '../helpers/venue-sim';
+import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 

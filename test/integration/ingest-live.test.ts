@@ -8,13 +8,13 @@
 import { roundDecimal } from '../../src/domain/decimal';
 import { lastClosedOpen } from '../../src/domain/timeframe';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { databases } from '../helpers/services';
+import { databaseCases } from '../helpers/databases';
 import { pollUntil, shiftableClock } from '../helpers/wait';
-import { VenueSimulator } from '../helpers/venue-sim';
+import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 
-describe.each(databases())('live ingestion against the venue simulator on %s', (_name, make) => {
+describe.each(databaseCases())('live ingestion against the venue simulator on $name', ({ create }) => {
   let sim: VenueSimulator;
   let srv: TestServer;
   let key: string;
@@ -25,7 +25,7 @@ describe.each(databases())('live ingestion against the venue simulator on %s', (
   beforeAll(async () => {
     shifted.shift(MIN, 52_000); // the next minute closes ~8 s after the start
     sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 200 });
-    const db = await make();
+    const db = await create();
     drop = db?.drop;
     sim.setResendUnclosed(true);
     srv = await startTestServer({

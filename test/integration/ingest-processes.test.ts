@@ -8,9 +8,10 @@
 import pg from 'pg';
 import { bucketStart, lastClosedOpen } from '../../src/domain/timeframe';
 import { runMds, spawnMds } from '../helpers/processes';
-import { describeWith, freshPostgres, type FreshDatabase } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
+import { freshPostgres, type FreshDatabase } from '../helpers/databases';
 import { pollUntil } from '../helpers/wait';
-import { VenueSimulator } from '../helpers/venue-sim';
+import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 const DAY = 86_400_000;

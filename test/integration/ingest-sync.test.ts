@@ -9,19 +9,19 @@ import { roundDecimal } from '../../src/domain/decimal';
 import { bucketStart, lastClosedOpen } from '../../src/domain/timeframe';
 import { VenueRefusedError } from '../../src/venues/venue';
 import { testConfig } from '../helpers/config';
-import { databases } from '../helpers/services';
-import { VenueSimulator } from '../helpers/venue-sim';
+import { databaseCases } from '../helpers/databases';
+import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 
-describe.each(databases())('mds sync against the venue simulator on %s', (_name, make) => {
+describe.each(databaseCases())('mds sync against the venue simulator on $name', ({ create }) => {
   let sim: VenueSimulator;
   let s: Services;
   let drop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     sim = await VenueSimulator.start({ hyperliquidCandleLimit: 90 });
-    const db = await make();
+    const db = await create();
     drop = db?.drop;
     const env = { ...sim.env, INGEST_SYMBOLS: 'BTC-USDT,ETH-USDT', ...(db ? { DATABASE_URL: db.url } : {}) };
     s = await openServices(testConfig(env), db ? {} : { dataDir: 'memory' });

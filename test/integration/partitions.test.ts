@@ -14,8 +14,7 @@ import { openDatabase } from '../../src/db/open-database';
 import { Partitions, PARTITION_PERIOD } from '../../src/db/partitions';
 import { PartitionService } from '../../src/services/partition.service';
 import { FEATURE_TIMEFRAMES } from '../../src/domain/timeframe';
-import { storageCases, useServices } from '../helpers/databases';
-import { databases } from '../helpers/services';
+import { databaseCases, useServices } from '../helpers/databases';
 
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -32,7 +31,7 @@ function candleCsv(fromMs: number, toMs: number, stepMin = 1): string {
   return lines.join('\n') + '\n';
 }
 
-describe.each(storageCases())('time partitions on $name', (kase) => {
+describe.each(databaseCases())('time partitions on $name', (kase) => {
   const services = useServices(kase);
   let dir: string;
   beforeAll(() => {
@@ -155,12 +154,12 @@ function migrationsBefore(name: string): string {
   return out;
 }
 
-describe.each(databases())('the partitioning migration on %s', (_name, make) => {
+describe.each(databaseCases())('the partitioning migration on $name', ({ create }) => {
   let db: Database;
   let drop: (() => Promise<void>) | undefined;
   let oldDir: string;
   beforeAll(async () => {
-    const fresh = await make();
+    const fresh = await create();
     drop = fresh?.drop;
     db = await openDatabase({ databaseUrl: fresh?.url, dataDir: 'memory' });
     oldDir = migrationsBefore('20261126000000_time_partitions');

@@ -19,7 +19,8 @@
 import { csvFile } from '../helpers/csv';
 import { manualClock, startTestServer, type Json, type TestServer } from '../helpers/server';
 import { pause, pollUntil } from '../helpers/wait';
-import { describeWith, freshPostgres } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
+import { freshPostgres } from '../helpers/databases';
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy';
 
 const BOUND_MS = 5_000;

@@ -7,7 +7,8 @@
  */
 import { createPostgresDatabase, QUERY_GRACE_MS } from '../../src/db/postgres.database';
 import type { Database } from '../../src/db/database';
-import { describeWith, freshPostgres } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
+import { freshPostgres } from '../helpers/databases';
 import { proxyFor, type TcpProxy } from '../helpers/tcp-proxy';
 
 const QUERY_TIMEOUT_MS = 500;

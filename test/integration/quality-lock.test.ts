@@ -4,7 +4,8 @@
 import { openServices, type Services } from '../../src/composition';
 import { LOCK_KEYS } from '../../src/db/locks.repository';
 import { testConfig } from '../helpers/config';
-import { describeWith, freshPostgres, type FreshDatabase } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
+import { freshPostgres, type FreshDatabase } from '../helpers/databases';
 import pg from 'pg';
 
 describeWith('DATABASE_URL', 'quality job lock on PostgreSQL', (url) => {

@@ -7,7 +7,7 @@ import type { Services } from '../../src/composition';
 import type { TextRow } from '../../src/db/database';
 import { apiTimeOfEpoch, sqlEpochSeconds, sqlTime } from '../../src/db/sql';
 import { fixedPlaces } from '../../src/domain/decimal';
-import { storageCases, useServices } from '../helpers/databases';
+import { databaseCases, useServices } from '../helpers/databases';
 
 /** Deterministic numeric texts: signs, integer and fraction lengths, ties and nines. */
 function decimals(n: number): string[] {
@@ -25,7 +25,7 @@ function decimals(n: number): string[] {
   return out;
 }
 
-describe.each(storageCases())('rendering in JS on $name', (kase) => {
+describe.each(databaseCases())('rendering in JS on $name', (kase) => {
   const services = useServices(kase);
   const db = () => (services() as Services).store.db;
 

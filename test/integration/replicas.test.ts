@@ -14,7 +14,7 @@ import type { MarketEvent } from '../../src/services/events/market-events';
 import type { Json } from '../helpers/json';
 import { privatePostgresPair, type PostgresPair } from '../helpers/postgres-pair';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { describeWith } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
 import { pause, pollUntil } from '../helpers/wait';
 import { connectWs, eventually, type WsSession } from '../helpers/ws-client';
 

@@ -3,9 +3,9 @@
  * generated client on a migrated database, so a column that is missing or misnamed on
  * either side fails here.
  */
-import { storageCases, useServices } from '../helpers/databases';
+import { databaseCases, useServices } from '../helpers/databases';
 
-describe.each(storageCases())('Prisma models against the migrated schema on $name', (kase) => {
+describe.each(databaseCases())('Prisma models against the migrated schema on $name', (kase) => {
   const services = useServices(kase);
 
   it('when each model is read with all its fields, then the database has every column', async () => {

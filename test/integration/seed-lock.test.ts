@@ -4,7 +4,8 @@
  */
 import { openServices, type Services } from '../../src/composition';
 import { testConfig } from '../helpers/config';
-import { describeWith, freshPostgres } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
+import { freshPostgres } from '../helpers/databases';
 
 describeWith('DATABASE_URL', 'demo seeding by two instances at once', (url) => {
   let db: { url: string; drop(): Promise<void> };

@@ -5,7 +5,7 @@ import { MIGRATIONS_DIR, migrate, readMigrations } from '../../src/db/migrator';
 import type { Services } from '../../src/composition';
 import { DEMO_SYMBOLS } from '../../src/domain/demo-data';
 import { csvFile } from '../helpers/csv';
-import { storageCases } from '../helpers/databases';
+import { databaseCases } from '../helpers/databases';
 
 const H = 'time,open,high,low,close,volume';
 const T0 = Date.UTC(2024, 0, 1);
@@ -25,7 +25,7 @@ function minuteRows(n = 60): string[] {
   return Array.from({ length: n }, (_, i) => `${iso(T0 + i * 60_000)},${i + 100},${i + 101},${i + 99},${i + 100.5},1.5`);
 }
 
-describe.each(storageCases())('storage on $name', (kase) => {
+describe.each(databaseCases())('storage on $name', (kase) => {
   let s: Services;
   beforeAll(async () => {
     s = await kase.open();
@@ -149,7 +149,7 @@ describe.each(storageCases())('storage on $name', (kase) => {
   });
 });
 
-describe.each(storageCases())('demo seed on $name', (kase) => {
+describe.each(databaseCases())('demo seed on $name', (kase) => {
   let s: Services;
   const now = Date.UTC(2026, 5, 15, 10, 30, 20);
   beforeAll(async () => {

@@ -1,9 +1,9 @@
 /**
- * The local venue simulator (test/helpers/venue-sim): its REST and WebSocket formats against
+ * The local venue simulator (tools/venue-sim): its REST and WebSocket formats against
  * the venues' documented examples (test/fixtures/venues), its limits and its fault switches.
  */
 import WebSocket from 'ws';
-import { VenueSimulator, type SimOptions } from '../helpers/venue-sim';
+import { VenueSimulator, type SimOptions } from '../../tools/venue-sim';
 import { pollUntil } from '../helpers/wait';
 import binanceError from '../fixtures/venues/binance-error.json';
 import binanceKlines from '../fixtures/venues/binance-klines.json';

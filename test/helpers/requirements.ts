@@ -1,16 +1,12 @@
 /**
- * What a test needs from the machine, and the one way a test skips without it. PGlite (in
- * memory) always runs; a PostgreSQL server (DATABASE_URL, each test file in a database of its
- * own created on it), Redis (REDIS_URL), a chromium binary (CHROMIUM_PATH, default
- * /usr/bin/chromium) and PostgreSQL's server binaries (POSTGRES_BIN, default the newest
- * /usr/lib/postgresql/<version>/bin: private clusters, e.g. a primary and its standby) are
- * used when present. Missing, the tests that need them are skipped with
- * a visible `[skip]` line, unless REQUIRE_SERVICES=1 (CI), where a missing one fails the run.
+ * What a test needs from the machine, and the one way a test skips without it. A PostgreSQL
+ * server (DATABASE_URL), Redis (REDIS_URL), chromium (CHROMIUM_PATH, default /usr/bin/chromium)
+ * and PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest) are used when
+ * present; missing, the tests that need them skip with a visible `[skip]` line, unless
+ * REQUIRE_SERVICES=1 (CI), where a missing one fails the run. Databases: ./databases.ts.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
@@ -60,48 +56,3 @@ export function describeWith(needs: Requirement | Requirement[], title: string, 
   else describe.skip(`${title} (skipped: ${list.filter((_, i) => values[i] === undefined).join(', ')} missing)`, () => it('needs a service', () => undefined));
 }
 
-export interface FreshDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-/**
- * The databases a server-level suite runs on: the embedded one always (null: PGlite in
- * memory), and a fresh database on the PostgreSQL server when DATABASE_URL is set.
- */
-export function databases(): Array<[name: 'pglite' | 'postgres', make: () => Promise<FreshDatabase | null>]> {
-  const server = serviceUrl('DATABASE_URL');
-  const out: Array<['pglite' | 'postgres', () => Promise<FreshDatabase | null>]> = [['pglite', async () => null]];
-  if (server) out.push(['postgres', () => freshPostgres(server)]);
-  return out;
-}
-
-function withDatabase(url: string, db: string): string {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
-/** Create an empty database on the server of `serverUrl`; returns its URL and a dropper. */
-export async function freshPostgres(serverUrl: string): Promise<FreshDatabase> {
-  const name = `mds_t_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    url: withDatabase(serverUrl, name),
-    async drop() {
-      const c = new pg.Client({ connectionString: serverUrl });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}

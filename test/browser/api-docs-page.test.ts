@@ -7,7 +7,7 @@
  * test skips with the reason, or fails under REQUIRE_SERVICES=1.
  */
 import { chromium, type Browser } from 'playwright-core';
-import { describeWith } from '../helpers/services';
+import { describeWith } from '../helpers/requirements';
 import { startTestServer, type TestServer } from '../helpers/server';
 
 describeWith('CHROMIUM', 'the docs page in headless chromium', (chromiumPath) => {

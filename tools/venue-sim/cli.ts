@@ -1,9 +1,8 @@
 /**
  * Runs the venue simulator by hand, to try the service against it without the internet:
  *
- *   npm run build                   # compiles it into dist/ with the service
- *   node dist/test/helpers/venue-sim/cli.js [--port 9100] [--symbols BTC-USDT,ETH-USDT]
- *   (or: npm run venue-sim -- --port 9100)
+ *   npm run venue-sim -- [--port 9100] [--symbols BTC-USDT,ETH-USDT]
+ *   (builds tools/ with tsconfig.dev.json into dist/tools: a development tool, not shipped)
  *
  * prints the four variables to export, then serves until Ctrl-C. A symbol BASE-QUOTE is the
  * Hyperliquid coin BASE and the Binance pair BASEQUOTE.
