@@ -23,7 +23,7 @@ interface Command {
   usage: string;
   summary: string;
   options: Record<string, { type: 'string' | 'boolean'; required?: boolean; multiple?: boolean; help: string }>;
-  run(s: Services, o: Record<string, OptionValue>): Promise<unknown>;
+  run(services: Services, options: Record<string, OptionValue>): Promise<unknown>;
   /** Logs go to stderr unless the command's output is its log (a long-running command). */
   logsToStdout?: boolean;
 }
@@ -35,7 +35,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds migrate',
     summary: 'apply pending database migrations (also done at every start)',
     options: {},
-    run: async (s) => ({ applied: await migrate(s.store.db) }),
+    run: async (services) => ({ applied: await migrate(services.store.db) }),
   },
   'import candles': {
     usage: 'mds import candles --exchange E --symbol S --timeframe TF --file F.csv',
@@ -46,15 +46,15 @@ const COMMANDS: Record<string, Command> = {
       timeframe: { type: 'string', required: true, help: '1m, 5m, 15m, 1h, 4h or 1d' },
       file: { type: 'string', required: true, help: 'path of the CSV file' },
     },
-    async run(s, o) {
-      const tf = parseValue(TIMEFRAME, String(o.timeframe));
-      const market = { exchange: String(o.exchange), symbol: parseValue(SYMBOL, String(o.symbol)) };
-      return s.recompute.forSymbol(market.symbol, async () => {
+    async run(services, options) {
+      const tf = parseValue(TIMEFRAME, String(options.timeframe));
+      const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
+      return services.recompute.forSymbol(market.symbol, async () => {
         const t0 = performance.now();
-        const result = await s.importer.importCandles(market, tf, String(o.file));
+        const result = await services.importer.importCandles(market, tf, String(options.file));
         const t1 = performance.now();
         if (result.from !== null && result.to !== null) {
-          await s.recompute.afterCandlesChanged(result.seriesId, tf, result.from, result.to, now());
+          await services.recompute.afterCandlesChanged(result.seriesId, tf, result.from, result.to, now());
         }
         const t2 = performance.now();
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup_and_features: Math.round(t2 - t1) } };
@@ -69,13 +69,13 @@ const COMMANDS: Record<string, Command> = {
       symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
       file: { type: 'string', required: true, help: 'path of the CSV file' },
     },
-    async run(s, o) {
-      const market = { exchange: String(o.exchange), symbol: parseValue(SYMBOL, String(o.symbol)) };
-      return s.recompute.forSymbol(market.symbol, async () => {
+    async run(services, options) {
+      const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
+      return services.recompute.forSymbol(market.symbol, async () => {
         const t0 = performance.now();
-        const result = await s.importer.importFunding(market, String(o.file));
+        const result = await services.importer.importFunding(market, String(options.file));
         const t1 = performance.now();
-        await s.recompute.afterFundingChanged(result.seriesId, result.from ?? undefined, result.to ?? undefined);
+        await services.recompute.afterFundingChanged(result.seriesId, result.from ?? undefined, result.to ?? undefined);
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
       });
     },
@@ -84,16 +84,16 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds seed-demo',
     summary: 'write the deterministic demo data set ending now (idempotent)',
     options: {},
-    run: async (s) => ({ ...(await s.seeder.seed(now())), qualityRecords: await s.quality.computeAll(now()) }),
+    run: async (services) => ({ ...(await services.seeder.seed(now())), qualityRecords: await services.quality.computeAll(now()) }),
   },
   partitions: {
     usage: 'mds partitions',
     summary: 'create the coming periods\' partitions of candles and features and apply RETENTION_* (the server does it hourly); prints every partition',
     options: {},
-    async run(s) {
-      const out = await s.partitions.runExclusive(now());
+    async run(services) {
+      const out = await services.partitions.runExclusive(now());
       if (out === null) throw new Error('another process is running the partition job: try again in a moment');
-      const list = await s.partitions.list();
+      const list = await services.partitions.list();
       return {
         ...out,
         partitions: list.map((p) => ({ table: p.table, timeframe: p.timeframe, name: p.name, from: new Date(p.startMs).toISOString(), to: new Date(p.endMs).toISOString() })),
@@ -104,7 +104,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds compute',
     summary: 'recompute everything derived from stored data (rollups, features)',
     options: {},
-    run: (s) => s.recompute.recomputeAll(now()),
+    run: (services) => services.recompute.recomputeAll(now()),
   },
   sync: {
     usage: 'mds sync [--exchange perp|spot] [--symbol S ...] [--since 30d|ISO|ms]',
@@ -114,17 +114,17 @@ const COMMANDS: Record<string, Command> = {
       symbol: { type: 'string', multiple: true, help: 'BASE-QUOTE, repeatable; default INGEST_SYMBOLS' },
       since: { type: 'string', help: 'a duration back from now (30d), an ISO time or Unix ms; default INGEST_SINCE (30d)' },
     },
-    async run(s, o) {
-      const symbols = o.symbol ? (o.symbol as string[]).map((x) => parseValue(SYMBOL, x)) : s.config.ingest.symbols;
+    async run(services, options) {
+      const symbols = options.symbol ? (options.symbol as string[]).map((x) => parseValue(SYMBOL, x)) : services.config.ingest.symbols;
       if (symbols.length === 0) throw new Error('no symbols: pass --symbol or set INGEST_SYMBOLS');
-      const roles: ExchangeRole[] = o.exchange === undefined ? ['perp', 'spot'] : [s.exchanges.roleOf(String(o.exchange))];
+      const roles: ExchangeRole[] = options.exchange === undefined ? ['perp', 'spot'] : [services.exchanges.roleOf(String(options.exchange))];
       let sinceMs: number;
       try {
-        sinceMs = parseSince(String(o.since ?? s.config.ingest.since), now());
+        sinceMs = parseSince(String(options.since ?? services.config.ingest.since), now());
       } catch (err) {
         throw new Error(`--since: ${(err as Error).message}`);
       }
-      return s.ingest.sync({ symbols, roles, sinceMs });
+      return services.ingest.sync({ symbols, roles, sinceMs });
     },
   },
   ingest: {
@@ -132,14 +132,14 @@ const COMMANDS: Record<string, Command> = {
     summary: 'backfill INGEST_SYMBOLS from the venues, then follow them live until SIGTERM (one process at a time ingests; others stand by)',
     options: {},
     logsToStdout: true,
-    async run(s) {
-      if (s.config.ingest.symbols.length === 0) throw new Error('INGEST_SYMBOLS is not set');
-      const run = s.ingest.run(s.config.ingest.symbols, liveSettings(s.config, now()));
-      const stopQuality = startQualitySchedule(s.quality, s.config.qualityIntervalMs, s.logger, now, s.metrics);
+    async run(services) {
+      if (services.config.ingest.symbols.length === 0) throw new Error('INGEST_SYMBOLS is not set');
+      const run = services.ingest.run(services.config.ingest.symbols, liveSettings(services.config, now()));
+      const stopQuality = startQualitySchedule(services.quality, services.config.qualityIntervalMs, services.logger, now, services.metrics);
       await new Promise<void>((resolve) => {
         for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve());
       });
-      s.logger.info('ingest: stopping');
+      services.logger.info('ingest: stopping');
       await Promise.all([run.stop(), stopQuality()]);
       return { stopped: true };
     },
@@ -152,7 +152,7 @@ const COMMANDS: Record<string, Command> = {
       tier: { type: 'string', required: true, help: 'free, pro or scale' },
       label: { type: 'string', help: 'free-form name, at most 100 characters' },
     },
-    run: async (s, o) => NEW_API_KEY.render(await s.keys.create(parseNewKeyBody({ user_id: o['user-id'], tier: o.tier, label: o.label }))),
+    run: async (services, options) => NEW_API_KEY.render(await services.keys.create(parseNewKeyBody({ user_id: options['user-id'], tier: options.tier, label: options.label }))),
   },
 };
 

@@ -12,7 +12,7 @@ import { Exchanges } from './domain/exchanges';
 import { AccessService } from './services/access/access.service';
 import { CandlesService } from './services/candles.service';
 import { DemoSeedService } from './services/demo-seed.service';
-import { CHUNK, FeaturePrecomputeService, writersFor } from './services/feature-precompute.service';
+import { FEATURE_CHUNK_BARS, FeaturePrecomputeService, chunkWritersFor } from './services/feature-precompute.service';
 import { FeatureReadService } from './services/feature-read.service';
 import { FundingService } from './services/funding.service';
 import { HealthService, replicaHealth } from './services/health.service';
@@ -182,7 +182,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     clock,
     onChanged: (seriesId, records) => void publisher.qualityChanged(seriesId, records),
   });
-  const featurePrecompute = new FeaturePrecomputeService(store, exchanges, CHUNK, writersFor(config.databasePoolSize));
+  const featurePrecompute = new FeaturePrecomputeService(store, exchanges, FEATURE_CHUNK_BARS, chunkWritersFor(config.databasePoolSize));
   const metrics = new Metrics(async (timeoutMs) => {
     const [features, quality] = await Promise.all([store.features.freshness({ timeoutMs }), store.quality.computedRange({ timeoutMs })]);
     return { features, quality };

@@ -59,7 +59,7 @@ export const optionalRetention = optionalString.transform((v, ctx) => {
 });
 
 export const retentionVar = (tf: CandleTimeframe) => `RETENTION_${tf.toUpperCase()}` as const;
-export const retentionOf = (c: Record<ReturnType<typeof retentionVar>, number | undefined>, tf: CandleTimeframe) => c[retentionVar(tf)];
+export const retentionOf = (vars: Record<ReturnType<typeof retentionVar>, number | undefined>, tf: CandleTimeframe) => vars[retentionVar(tf)];
 
 /** A venue base URL: http(s) for REST, ws(s) for sockets; no trailing slash kept. */
 export const venueUrl = (def: string, schemes: RegExp) =>

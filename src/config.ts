@@ -68,7 +68,7 @@ const schema = z
     HYPERLIQUID_WEIGHT_PER_MINUTE: weightPerMinute(600),
     BINANCE_WEIGHT_PER_MINUTE: weightPerMinute(3000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    // Retention per candle timeframe (docs/OPERATIONS.md, Retention): unset keeps everything.
+    // Retention per candle timeframe (docs/OPERATIONS.md, Partitions and retention): unset keeps everything.
     RETENTION_1M: optionalRetention,
     RETENTION_5M: optionalRetention,
     RETENTION_15M: optionalRetention,
@@ -84,18 +84,18 @@ const schema = z
     TLS_KEY_FILE: optionalString,
     SHUTDOWN_TIMEOUT: duration('10s'),
   })
-  .superRefine((c, ctx) => {
-    if (c.EXCHANGE_PERP === c.EXCHANGE_SPOT) {
+  .superRefine((vars, ctx) => {
+    if (vars.EXCHANGE_PERP === vars.EXCHANGE_SPOT) {
       ctx.addIssue({ code: 'custom', path: ['EXCHANGE_SPOT'], message: 'must differ from EXCHANGE_PERP' });
     }
-    if ((c.TLS_CERT_FILE === undefined) !== (c.TLS_KEY_FILE === undefined)) {
+    if ((vars.TLS_CERT_FILE === undefined) !== (vars.TLS_KEY_FILE === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['TLS_KEY_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
     }
     for (const [key, check] of [
-      ['SEED_DEMO', () => c.SEED_DEMO === undefined || parseBool(c.SEED_DEMO)],
-      ['INGEST_SYMBOLS', () => c.INGEST_SYMBOLS === undefined || parseSymbolList(c.INGEST_SYMBOLS)],
-      ['INGEST_SINCE', () => parseSince(c.INGEST_SINCE, 0)],
-      ['INGEST_SYMBOL_MAP', () => c.INGEST_SYMBOL_MAP === undefined || parseSymbolMap(c.INGEST_SYMBOL_MAP)],
+      ['SEED_DEMO', () => vars.SEED_DEMO === undefined || parseBool(vars.SEED_DEMO)],
+      ['INGEST_SYMBOLS', () => vars.INGEST_SYMBOLS === undefined || parseSymbolList(vars.INGEST_SYMBOLS)],
+      ['INGEST_SINCE', () => parseSince(vars.INGEST_SINCE, 0)],
+      ['INGEST_SYMBOL_MAP', () => vars.INGEST_SYMBOL_MAP === undefined || parseSymbolMap(vars.INGEST_SYMBOL_MAP)],
     ] as const) {
       try {
         check();
@@ -103,18 +103,18 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: [key], message: (err as Error).message });
       }
     }
-    if (c.DATABASE_REPLICA_URLS !== undefined) {
+    if (vars.DATABASE_REPLICA_URLS !== undefined) {
       try {
-        parseReplicaUrls(c.DATABASE_REPLICA_URLS);
-        if (c.DATABASE_URL === undefined) throw new Error('needs DATABASE_URL (replicas are standbys of a PostgreSQL server)');
+        parseReplicaUrls(vars.DATABASE_REPLICA_URLS);
+        if (vars.DATABASE_URL === undefined) throw new Error('needs DATABASE_URL (replicas are standbys of a PostgreSQL server)');
       } catch (err) {
         ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: (err as Error).message });
       }
     }
     // A coarser timeframe is kept at least as long as a finer one: its rollups outlive the candles they came from.
     for (let i = 1; i < CANDLE_TIMEFRAMES.length; i++) {
-      const finer = retentionOf(c, CANDLE_TIMEFRAMES[i - 1]);
-      const coarser = retentionOf(c, CANDLE_TIMEFRAMES[i]);
+      const finer = retentionOf(vars, CANDLE_TIMEFRAMES[i - 1]);
+      const coarser = retentionOf(vars, CANDLE_TIMEFRAMES[i]);
       if (coarser !== undefined && (finer === undefined || coarser < finer)) {
         ctx.addIssue({
           code: 'custom',
@@ -124,7 +124,7 @@ const schema = z
       }
     }
     try {
-      resolveTierLimits(c.TIER_LIMITS);
+      resolveTierLimits(vars.TIER_LIMITS);
     } catch (err) {
       ctx.addIssue({ code: 'custom', path: ['TIER_LIMITS'], message: (err as Error).message });
     }
@@ -197,43 +197,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`);
     throw new ConfigError(`Invalid environment variables: ${lines.join('; ')}`);
   }
-  const c = parsed.data;
+  const vars = parsed.data;
   return {
-    env: c.NODE_ENV,
-    port: c.PORT,
-    host: c.HOST,
-    databaseUrl: c.DATABASE_URL,
-    databasePoolSize: c.DATABASE_POOL_SIZE,
-    databaseConnectTimeoutMs: c.DATABASE_CONNECT_TIMEOUT,
-    databaseQueryTimeoutMs: c.DATABASE_QUERY_TIMEOUT,
-    databaseReplicaUrls: c.DATABASE_REPLICA_URLS === undefined ? [] : parseReplicaUrls(c.DATABASE_REPLICA_URLS),
-    replicaMaxLagMs: c.REPLICA_MAX_LAG,
-    dataDir: path.resolve(c.DATA_DIR),
-    redisUrl: c.REDIS_URL,
-    adminToken: c.ADMIN_TOKEN,
-    upgradeUrl: c.UPGRADE_URL,
-    exchanges: { perp: c.EXCHANGE_PERP, spot: c.EXCHANGE_SPOT },
-    seedDemo: c.SEED_DEMO === undefined ? c.INGEST_SYMBOLS === undefined : parseBool(c.SEED_DEMO),
-    demoFeed: c.DEMO_FEED,
+    env: vars.NODE_ENV,
+    port: vars.PORT,
+    host: vars.HOST,
+    databaseUrl: vars.DATABASE_URL,
+    databasePoolSize: vars.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT,
+    databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT,
+    databaseReplicaUrls: vars.DATABASE_REPLICA_URLS === undefined ? [] : parseReplicaUrls(vars.DATABASE_REPLICA_URLS),
+    replicaMaxLagMs: vars.REPLICA_MAX_LAG,
+    dataDir: path.resolve(vars.DATA_DIR),
+    redisUrl: vars.REDIS_URL,
+    adminToken: vars.ADMIN_TOKEN,
+    upgradeUrl: vars.UPGRADE_URL,
+    exchanges: { perp: vars.EXCHANGE_PERP, spot: vars.EXCHANGE_SPOT },
+    seedDemo: vars.SEED_DEMO === undefined ? vars.INGEST_SYMBOLS === undefined : parseBool(vars.SEED_DEMO),
+    demoFeed: vars.DEMO_FEED,
     ingest: {
-      symbols: c.INGEST_SYMBOLS === undefined ? [] : parseSymbolList(c.INGEST_SYMBOLS),
-      since: c.INGEST_SINCE,
-      symbolMap: c.INGEST_SYMBOL_MAP === undefined ? {} : parseSymbolMap(c.INGEST_SYMBOL_MAP),
-      reconcileCandles: c.INGEST_RECONCILE_CANDLES,
-      repairIntervalMs: c.INGEST_REPAIR_INTERVAL,
-      socketTimeoutMs: c.INGEST_WS_TIMEOUT,
-      fundingDelayMs: c.INGEST_FUNDING_DELAY,
-      hyperliquid: { apiUrl: c.HYPERLIQUID_API_URL, wsUrl: c.HYPERLIQUID_WS_URL, weightPerMinute: c.HYPERLIQUID_WEIGHT_PER_MINUTE },
-      binance: { apiUrl: c.BINANCE_API_URL, wsUrl: c.BINANCE_WS_URL, weightPerMinute: c.BINANCE_WEIGHT_PER_MINUTE },
+      symbols: vars.INGEST_SYMBOLS === undefined ? [] : parseSymbolList(vars.INGEST_SYMBOLS),
+      since: vars.INGEST_SINCE,
+      symbolMap: vars.INGEST_SYMBOL_MAP === undefined ? {} : parseSymbolMap(vars.INGEST_SYMBOL_MAP),
+      reconcileCandles: vars.INGEST_RECONCILE_CANDLES,
+      repairIntervalMs: vars.INGEST_REPAIR_INTERVAL,
+      socketTimeoutMs: vars.INGEST_WS_TIMEOUT,
+      fundingDelayMs: vars.INGEST_FUNDING_DELAY,
+      hyperliquid: { apiUrl: vars.HYPERLIQUID_API_URL, wsUrl: vars.HYPERLIQUID_WS_URL, weightPerMinute: vars.HYPERLIQUID_WEIGHT_PER_MINUTE },
+      binance: { apiUrl: vars.BINANCE_API_URL, wsUrl: vars.BINANCE_WS_URL, weightPerMinute: vars.BINANCE_WEIGHT_PER_MINUTE },
     },
-    logLevel: c.LOG_LEVEL,
-    qualityIntervalMs: c.QUALITY_INTERVAL,
-    retentionMs: Object.fromEntries(CANDLE_TIMEFRAMES.map((tf) => [tf, retentionOf(c, tf)]).filter(([, ms]) => ms !== undefined)),
-    graphqlCompiled: c.GRAPHQL_COMPILED,
-    graphqlWsKeepAliveMs: c.GRAPHQL_WS_KEEPALIVE,
-    tierLimits: resolveTierLimits(c.TIER_LIMITS),
-    metricsToken: c.METRICS_TOKEN,
-    tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : undefined,
-    shutdownTimeoutMs: c.SHUTDOWN_TIMEOUT,
+    logLevel: vars.LOG_LEVEL,
+    qualityIntervalMs: vars.QUALITY_INTERVAL,
+    retentionMs: Object.fromEntries(CANDLE_TIMEFRAMES.map((tf) => [tf, retentionOf(vars, tf)]).filter(([, ms]) => ms !== undefined)),
+    graphqlCompiled: vars.GRAPHQL_COMPILED,
+    graphqlWsKeepAliveMs: vars.GRAPHQL_WS_KEEPALIVE,
+    tierLimits: resolveTierLimits(vars.TIER_LIMITS),
+    metricsToken: vars.METRICS_TOKEN,
+    tls: vars.TLS_CERT_FILE && vars.TLS_KEY_FILE ? { certFile: vars.TLS_CERT_FILE, keyFile: vars.TLS_KEY_FILE } : undefined,
+    shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT,
   };
 }

@@ -17,10 +17,10 @@ import { recordRequestError, toAppError } from '../transport/client-errors';
 import { HTTP_STATUS } from '../transport/http-status';
 import { compiledExecution } from './compiled-execution';
 import { complexityPlugin, refuseDeepNesting } from './complexity';
-import type { GqlContext } from './context';
+import { requestContext, type GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
-import { createLoaders, type LoaderServices } from './loaders';
+import type { LoaderServices } from './loaders';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
@@ -154,15 +154,15 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
         noteRefusal(req, res, err);
         throw toHttpGraphQLError(err, req.ctx.id);
       }
-      return {
+      return requestContext({
         requestId: req.ctx.id,
-        log: req.ctx.log,
+        logger: () => req.ctx.log,
         principal: admission.principal,
         quota: admission.quota,
         limitField: deps.limitField,
-        loaders: createLoaders(deps.loaders, admission.principal),
+        loaderServices: deps.loaders,
         noteError: (e) => req.ctx.errors.push({ err: e, scope: 'field' }),
-      };
+      });
     },
   });
   return {

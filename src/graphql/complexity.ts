@@ -100,10 +100,10 @@ function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
 }
 
 /** The endpoint behind each data field: its bounds say how many rows the field can cost. */
-const READ_OF_FIELD: Partial<Record<string, keyof MarketEndpoints>> = { candles: 'ohlcv', funding: 'funding', features: 'features', multiAsset: 'multiAsset' };
+const ENDPOINT_OF_FIELD: Partial<Record<string, keyof MarketEndpoints>> = { candles: 'ohlcv', funding: 'funding', features: 'features', multiAsset: 'multiAsset' };
 
 function fieldCost(field: FieldNode, w: Walk): number {
-  const name = READ_OF_FIELD[field.name.value];
+  const name = ENDPOINT_OF_FIELD[field.name.value];
   if (!name) return 1;
   const endpoint = w.endpoints[name];
   const args = Object.fromEntries((field.arguments ?? []).map((a) => [a.name.value, valueOf(a.value, w.variables)]));

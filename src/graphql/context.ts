@@ -1,9 +1,12 @@
-/** Per-request GraphQL state, built in one place (graphql/apollo.ts) for every operation. */
+/**
+ * Per-request GraphQL state, built in one place for every operation: an HTTP request
+ * (apollo.ts) and an operation over the WebSocket (subscriptions.ts) alike.
+ */
 import type { AppError } from '../domain/errors';
 import type { Logger } from '../logger';
-import type { FieldLimiter } from './field-rate-limit';
-import type { Loaders } from './loaders';
 import type { Principal, QuotaStatus } from '../services/access/principal';
+import type { FieldLimiter } from './field-rate-limit';
+import { createLoaders, type LoaderServices, type Loaders } from './loaders';
 
 export interface GqlContext {
   requestId: string;
@@ -16,4 +19,37 @@ export interface GqlContext {
   noteError(err: AppError): void;
   /** A subscription's events, opened by the WebSocket edge before execution. */
   events?: AsyncIterable<unknown>;
+}
+
+export interface RequestContextInput {
+  requestId: string;
+  /** The request's logger, made on first use. */
+  logger: () => Logger;
+  principal: Principal;
+  quota: QuotaStatus;
+  limitField: FieldLimiter;
+  loaderServices: LoaderServices;
+  noteError?: (err: AppError) => void;
+}
+
+/**
+ * The context of one operation. The logger and the DataLoaders are made on first use: an open
+ * subscription keeps its context for as long as it lives and most never need either.
+ */
+export function requestContext(input: RequestContextInput): GqlContext {
+  let log: Logger | undefined;
+  let loaders: Loaders | undefined;
+  return {
+    requestId: input.requestId,
+    get log() {
+      return (log ??= input.logger());
+    },
+    principal: input.principal,
+    quota: input.quota,
+    limitField: input.limitField,
+    get loaders() {
+      return (loaders ??= createLoaders(input.loaderServices, input.principal));
+    },
+    noteError: input.noteError ?? (() => undefined),
+  };
 }

@@ -34,13 +34,13 @@ export interface Loaders {
 /** Requests are plain values: equal requests share one load. */
 const byValue = <K>() => ({ cacheKeyFn: (q: K) => JSON.stringify(q) });
 
-export function createLoaders(s: LoaderServices, caller: Principal): Loaders {
+export function createLoaders(services: LoaderServices, caller: Principal): Loaders {
   return {
-    candles: new DataLoader((qs) => s.candles.pages(qs), byValue<CandleRequest>()),
-    funding: new DataLoader((qs) => s.funding.pages(qs), byValue<FundingRequest>()),
-    features: new DataLoader((qs) => s.features.pages(qs), byValue<FeatureRequest>()),
-    coverage: new DataLoader((refs) => s.markets.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
-    ingest: new DataLoader((refs) => s.markets.ingestOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
-    quality: new DataLoader<QualityRequest, QualityRecord[], string>((qs) => s.quality.recordsOf(caller, qs), byValue<QualityRequest>()),
+    candles: new DataLoader((qs) => services.candles.pages(qs), byValue<CandleRequest>()),
+    funding: new DataLoader((qs) => services.funding.pages(qs), byValue<FundingRequest>()),
+    features: new DataLoader((qs) => services.features.pages(qs), byValue<FeatureRequest>()),
+    coverage: new DataLoader((refs) => services.markets.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
+    ingest: new DataLoader((refs) => services.markets.ingestOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),
+    quality: new DataLoader<QualityRequest, QualityRecord[], string>((qs) => services.quality.recordsOf(caller, qs), byValue<QualityRequest>()),
   };
 }

@@ -6,7 +6,7 @@
  *   X-API-Key header; missing, invalid or revoked closes the socket with 4403 UNAUTHORIZED;
  * - every `subscribe` message is one request against the key's quotas, then the document is
  *   checked (parse, validation, the cost rules), then a subscription is opened through
- *   SubscriptionsService (its read's 400s, the plan's 403s, the key's cap on open
+ *   SubscriptionsService (its endpoint's 400s, the plan's 403s, the key's cap on open
  *   subscriptions). Every refusal is a graphql-ws `error` message with the REST code and
  *   extras in `extensions`, request_id included; the socket stays open;
  * - the keys of open sockets are checked every REVOCATION_CHECK_MS: a revoked key's sockets
@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, Kind, getOperationAST, parse, validate, type DocumentNode, type FieldNode, type GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, getOperationAST, parse, validate, type DocumentNode, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { getArgumentValues, getVariableValues } from 'graphql/execution/values';
 import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -32,10 +32,10 @@ import type { Principal } from '../services/access/principal';
 import type { SubscriptionsService } from '../services/subscriptions.service';
 import { rawOf } from './args';
 import { refuseComplexOperation, refuseDeepNesting } from './complexity';
-import type { GqlContext } from './context';
+import { requestContext } from './context';
 import { appErrorExtensions } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
-import { createLoaders, type LoaderServices } from './loaders';
+import type { LoaderServices } from './loaders';
 
 /** How often the keys of open sockets are checked for revocation (the 1 s promise, with room). */
 export const REVOCATION_CHECK_MS = 500;
@@ -71,16 +71,11 @@ function refusal(err: AppError, requestId: string): GraphQLError[] {
   return [new GraphQLError(err.message, { extensions: appErrorExtensions(err, requestId) })];
 }
 
-/** The subscription fields and the domain method each opens. */
-const OPENERS: Record<string, (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>> = {
-  candleClosed: (s, caller, raw) => s.candleClosed(caller, raw),
-  fundingSettled: (s, caller, raw) => s.fundingSettled(caller, raw),
-  qualityChanged: (s, caller, raw) => s.qualityChanged(caller, raw),
-};
-const READ_OF: Record<string, 'candleEvents' | 'fundingEvents' | 'qualityEvents'> = {
-  candleClosed: 'candleEvents',
-  fundingSettled: 'fundingEvents',
-  qualityChanged: 'qualityEvents',
+/** Each subscription field: the domain method that opens its stream, and the endpoint that declares its arguments. */
+const SUBSCRIPTION_STREAMS: Record<string, { open: (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>; endpoint: 'candleEvents' | 'fundingEvents' | 'qualityEvents' }> = {
+  candleClosed: { open: (s, caller, raw) => s.candleClosed(caller, raw), endpoint: 'candleEvents' },
+  fundingSettled: { open: (s, caller, raw) => s.fundingSettled(caller, raw), endpoint: 'fundingEvents' },
+  qualityChanged: { open: (s, caller, raw) => s.qualityChanged(caller, raw), endpoint: 'qualityEvents' },
 };
 
 /** Documents kept parsed and validated (a dashboard sends a handful; 1,000 clients send the same ones). */
@@ -89,9 +84,8 @@ export const CHECKED_DOCUMENTS = 500;
 /**
  * The parse and validation of each document text, kept (least recently used out), as Apollo's
  * document store does for HTTP: a burst of subscribes with one document costs one parse and one
- * validation, and open subscriptions share one document instead of a copy each (measured: half
- * of a subscription's memory, and a burst of 1,000 holding the event loop past the quota store's
- * timeout; bench/README.md).
+ * validation (a burst must not hold the event loop past the quota store's timeout), and open
+ * subscriptions share one document instead of a copy each.
  */
 class CheckedDocuments {
   private readonly cache = new Map<string, { document: DocumentNode } | { errors: readonly GraphQLError[] }>();
@@ -123,10 +117,67 @@ class CheckedDocuments {
   }
 }
 
+/** The key a socket presents: `connection_init`'s `apiKey`, else the upgrade's X-API-Key header. */
+function keyOf(ctx: Ctx): string | undefined {
+  const fromParams = ctx.connectionParams?.apiKey;
+  const header = ctx.extra.request.headers['x-api-key'];
+  return typeof fromParams === 'string' ? fromParams : typeof header === 'string' ? header : undefined;
+}
+
+/** A document checked as HTTP checks it: nesting, parse and validation (kept), the operation, its variables, the cost rules. */
+type CheckedOperation = { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> } | { errors: GraphQLError[] };
+
+function checkOperation(deps: SubscriptionServerDeps, documents: CheckedDocuments, payload: SubscribePayload, requestId: string): CheckedOperation {
+  refuseDeepNesting([payload.query]);
+  const checked = documents.checked(payload.query);
+  if ('errors' in checked) return { errors: checked.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, request_id: requestId } })) };
+  const { document } = checked;
+  const operation = getOperationAST(document, payload.operationName);
+  if (!operation) throw new AppError('INVALID_PARAMETER', 'no operation of that name in the document', { parameter: 'operationName' });
+  const variables = getVariableValues(deps.schema, operation.variableDefinitions ?? [], payload.variables ?? {});
+  if (variables.errors) return { errors: variables.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'INVALID_PARAMETER', request_id: requestId } })) };
+  refuseComplexOperation(deps.endpoints, document, operation, payload.variables ?? {}, deps.clock());
+  return { document, operation, variables: variables.coerced };
+}
+
+/** Open the stream of a subscription operation's one root field (validation guarantees one), so that a refusal is an `error` message. */
+function openStream(deps: SubscriptionServerDeps, principal: Principal, operation: OperationDefinitionNode, variables: Record<string, unknown>): AsyncIterableIterator<unknown> {
+  const field = operation.selectionSet.selections[0] as FieldNode;
+  const name = field.kind === Kind.FIELD ? field.name.value : '';
+  const def = deps.schema.getSubscriptionType()?.getFields()[name];
+  const stream = SUBSCRIPTION_STREAMS[name];
+  if (!def || !stream) throw new AppError('INVALID_PARAMETER', `unknown subscription ${name}`);
+  const args = getArgumentValues(def, field, variables);
+  return stream.open(deps.subscriptions, principal, rawOf(deps.endpoints[stream.endpoint], args));
+}
+
+/** Every REVOCATION_CHECK_MS, close the sockets whose key was revoked; returns the stopper. */
+function watchRevocations(deps: SubscriptionServerDeps, sockets: Map<WebSocket, string>): () => void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking || sockets.size === 0) return;
+    checking = true;
+    deps.access
+      .revokedAmong([...new Set(sockets.values())])
+      .then((revoked) => {
+        if (revoked.length === 0) return;
+        const gone = new Set(revoked);
+        for (const [ws, keyHash] of sockets) if (gone.has(keyHash)) closeUnauthorized(ws);
+      })
+      // The key store unreachable: checked again next time (and requests are refused meanwhile).
+      .catch((err: unknown) => deps.logger.warn({ err }, 'subscriptions: revocation check failed'))
+      .finally(() => (checking = false));
+  }, REVOCATION_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+const closeUnauthorized = (ws: WebSocket) => ws.close(UNAUTHORIZED_CLOSE.code, UNAUTHORIZED_CLOSE.reason);
+
 /** Serve graphql-ws on `server`'s upgrades to /graphql; returns the stopper (closes every socket). */
-export function attachSubscriptions(server: http.Server, d: SubscriptionServerDeps): { sockets(): number; stop(): Promise<void> } {
+export function attachSubscriptions(server: http.Server, deps: SubscriptionServerDeps): { sockets(): number; stop(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const documents = new CheckedDocuments(d.schema);
+  const documents = new CheckedDocuments(deps.schema);
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/graphql') {
@@ -139,17 +190,13 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
 
   /** Open sockets by the key they were admitted with (for the revocation check). */
   const sockets = new Map<WebSocket, string>();
-  const closeUnauthorized = (ws: WebSocket) => ws.close(UNAUTHORIZED_CLOSE.code, UNAUTHORIZED_CLOSE.reason);
 
   const serverCleanup = useServer<Record<string, unknown> | undefined, Extra>(
     {
-      schema: d.schema,
+      schema: deps.schema,
       async onConnect(ctx: Ctx) {
-        const header = ctx.extra.request.headers['x-api-key'];
-        const fromParams = ctx.connectionParams?.apiKey;
-        const key = typeof fromParams === 'string' ? fromParams : typeof header === 'string' ? header : undefined;
         try {
-          ctx.extra.principal = await d.access.authenticate(key);
+          ctx.extra.principal = await deps.access.authenticate(keyOf(ctx));
         } catch (err) {
           if (isAppError(err) && err.code === 'SERVICE_UNAVAILABLE') ctx.extra.socket.close(1013, 'SERVICE_UNAVAILABLE');
           else closeUnauthorized(ctx.extra.socket);
@@ -163,48 +210,26 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
         const principal = ctx.extra.principal!;
         const requestId = randomUUID();
         try {
-          const quota = await d.access.countRequest(principal);
-          refuseDeepNesting([payload.query]);
-          const checked = documents.checked(payload.query);
-          if ('errors' in checked) return checked.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, request_id: requestId } }));
-          const { document } = checked;
-          const operation = getOperationAST(document, payload.operationName);
-          if (!operation) throw new AppError('INVALID_PARAMETER', 'no operation of that name in the document', { parameter: 'operationName' });
-          const variables = getVariableValues(d.schema, operation.variableDefinitions ?? [], payload.variables ?? {});
-          if (variables.errors) return variables.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'INVALID_PARAMETER', request_id: requestId } }));
-          refuseComplexOperation(d.endpoints, document, operation, payload.variables ?? {}, d.clock());
-          // A subscription keeps its context for as long as it is open: the logger and the
-          // loaders (which only queries use) are made on first use, not for every subscription.
-          let log: GqlContext['log'] | undefined;
-          let loaders: GqlContext['loaders'] | undefined;
-          const contextValue: GqlContext = {
+          const quota = await deps.access.countRequest(principal);
+          const checked = checkOperation(deps, documents, payload, requestId);
+          if ('errors' in checked) return checked.errors;
+          const contextValue = requestContext({
             requestId,
-            get log() {
-              return (log ??= d.logger.child({ request_id: requestId }));
-            },
+            logger: () => deps.logger.child({ request_id: requestId }),
             principal,
             quota,
-            limitField: d.limitField,
-            get loaders() {
-              return (loaders ??= createLoaders(d.loaders, principal));
-            },
-            noteError: () => undefined,
-          };
-          if (operation.operation === 'subscription') {
-            // One root field (validation guarantees it): open its stream now, so that a refusal is an `error` message.
-            const field = operation.selectionSet.selections[0] as FieldNode;
-            const name = field.kind === Kind.FIELD ? field.name.value : '';
-            const def = d.schema.getSubscriptionType()?.getFields()[name];
-            if (!def || !OPENERS[name]) throw new AppError('INVALID_PARAMETER', `unknown subscription ${name}`);
-            const args = getArgumentValues(def, field, variables.coerced);
-            const stream = OPENERS[name](d.subscriptions, principal, rawOf(d.endpoints[READ_OF[name]], args));
+            limitField: deps.limitField,
+            loaderServices: deps.loaders,
+          });
+          if (checked.operation.operation === 'subscription') {
+            const stream = openStream(deps, principal, checked.operation, checked.variables);
             ctx.extra.opened!.set(id, stream);
             contextValue.events = stream;
           }
-          return { schema: d.schema, document, operationName: payload.operationName, variableValues: payload.variables ?? {}, contextValue };
+          return { schema: deps.schema, document: checked.document, operationName: payload.operationName, variableValues: payload.variables ?? {}, contextValue };
         } catch (err) {
           if (isAppError(err)) return refusal(err, requestId);
-          d.logger.error({ err, request_id: requestId }, 'unexpected error opening a subscription');
+          deps.logger.error({ err, request_id: requestId }, 'unexpected error opening a subscription');
           return refusal(new AppError('DATABASE_ERROR', 'internal error; retry with exponential backoff'), requestId);
         }
       },
@@ -221,30 +246,14 @@ export function attachSubscriptions(server: http.Server, d: SubscriptionServerDe
       },
     },
     wss,
-    d.keepAliveMs,
+    deps.keepAliveMs,
   );
-
-  let checking = false;
-  const revocationCheck = setInterval(() => {
-    if (checking || sockets.size === 0) return;
-    checking = true;
-    d.access
-      .revokedAmong([...new Set(sockets.values())])
-      .then((revoked) => {
-        if (revoked.length === 0) return;
-        const gone = new Set(revoked);
-        for (const [ws, keyHash] of sockets) if (gone.has(keyHash)) closeUnauthorized(ws);
-      })
-      // The key store unreachable: checked again next time (and requests are refused meanwhile).
-      .catch((err: unknown) => d.logger.warn({ err }, 'subscriptions: revocation check failed'))
-      .finally(() => (checking = false));
-  }, REVOCATION_CHECK_MS);
-  revocationCheck.unref();
+  const stopRevocationChecks = watchRevocations(deps, sockets);
 
   return {
     sockets: () => sockets.size,
     async stop() {
-      clearInterval(revocationCheck);
+      stopRevocationChecks();
       server.off('upgrade', onUpgrade);
       await serverCleanup.dispose();
     },

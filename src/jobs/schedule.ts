@@ -23,23 +23,23 @@ export interface JobSchedule<T> {
   metrics?: Metrics;
 }
 
-export function startJobSchedule<T>(s: JobSchedule<T>): () => Promise<void> {
+export function startJobSchedule<T>(schedule: JobSchedule<T>): () => Promise<void> {
   const work = async () => {
     const started = performance.now();
     try {
-      const out = await s.run();
+      const out = await schedule.run();
       const ms = performance.now() - started;
-      s.metrics?.jobRun(s.job, out === null ? 'skipped' : 'ok', ms / 1000);
+      schedule.metrics?.jobRun(schedule.job, out === null ? 'skipped' : 'ok', ms / 1000);
       if (out === null) {
-        s.logger.debug(`${s.name} skipped: another instance holds the lock`);
+        schedule.logger.debug(`${schedule.name} skipped: another instance holds the lock`);
         return;
       }
-      const fields = s.report(out);
-      if (fields) s.logger.info({ ...fields, duration_ms: Math.round(ms) }, `${s.name} done`);
+      const fields = schedule.report(out);
+      if (fields) schedule.logger.info({ ...fields, duration_ms: Math.round(ms) }, `${schedule.name} done`);
     } catch (err) {
-      s.metrics?.jobRun(s.job, 'error', (performance.now() - started) / 1000);
-      s.logger.error({ err }, `${s.name} failed`);
+      schedule.metrics?.jobRun(schedule.job, 'error', (performance.now() - started) / 1000);
+      schedule.logger.error({ err }, `${schedule.name} failed`);
     }
   };
-  return repeat(work, () => s.intervalMs, { immediately: true });
+  return repeat(work, () => schedule.intervalMs, { immediately: true });
 }

@@ -25,26 +25,26 @@ export interface MarketRoutesDeps {
   clock: () => number;
 }
 
-export function marketRouter(d: MarketRoutesDeps): Router {
+export function marketRouter(deps: MarketRoutesDeps): Router {
   const router = Router();
-  const auth = requireApiKey(d.access);
+  const auth = requireApiKey(deps.access);
 
   router.get('/v1/ohlcv', auth, async (req, res) => {
     const format = parseFormat(req.query);
     if (format === 'json') {
-      const { request, page } = await d.candles.pageAsJson(principalOf(req), req.query);
-      return sendJsonPage(req, res, pageCache(req, format, request, request.timeframe, d.clock()), candlePageJson(request, page));
+      const { request, page } = await deps.candles.pageAsJson(principalOf(req), req.query);
+      return sendJsonPage(req, res, pageCache(req, format, request, request.timeframe, deps.clock()), candlePageJson(request, page));
     }
-    const { request, page } = await d.candles.page(principalOf(req), req.query);
-    const cache = pageCache(req, format, request, request.timeframe, d.clock());
+    const { request, page } = await deps.candles.page(principalOf(req), req.query);
+    const cache = pageCache(req, format, request, request.timeframe, deps.clock());
     if (format === 'csv') return sendCsv(req, res, { columns: CANDLE.names, rows: page.data, cells: CANDLE.csvCells, nextStart: page.nextStart }, cache);
     if (isDataframe(format)) return sendDataframe(req, res, format, candleFrame(page), cache);
   });
 
   router.get('/v1/funding', auth, async (req, res) => {
     const format = parseFormat(req.query);
-    const { request, page } = await d.funding.page(principalOf(req), req.query);
-    const cache = pageCache(req, format, request, 'funding', d.clock());
+    const { request, page } = await deps.funding.page(principalOf(req), req.query);
+    const cache = pageCache(req, format, request, 'funding', deps.clock());
     if (format === 'csv') {
       return sendCsv(req, res, { columns: fundingCsvColumns(request), rows: page.data, cells: fundingCsvCells(request), nextStart: page.nextStart }, cache);
     }
@@ -54,8 +54,8 @@ export function marketRouter(d: MarketRoutesDeps): Router {
 
   router.get('/v1/multi-asset', auth, async (req, res) => {
     const format = parseFormat(req.query);
-    const { request, page } = await d.multiAsset.page(principalOf(req), req.query);
-    const cache = pageCache(req, format, request, request.timeframe, d.clock());
+    const { request, page } = await deps.multiAsset.page(principalOf(req), req.query);
+    const cache = pageCache(req, format, request, request.timeframe, deps.clock());
     if (format === 'csv') {
       return sendCsv(req, res, { columns: multiAssetCsvColumns(request), rows: page.data, cells: multiAssetCsvCells(request), nextStart: page.nextStart }, cache);
     }
@@ -64,7 +64,7 @@ export function marketRouter(d: MarketRoutesDeps): Router {
   });
 
   router.get('/v1/markets', auth, async (req, res) => {
-    const body = JSON.stringify(marketsBody(await d.markets.list(req.query)));
+    const body = JSON.stringify(marketsBody(await deps.markets.list(req.query)));
     sendJsonPage(req, res, { params: JSON.stringify(req.query), span: null }, body);
   });
 

@@ -19,7 +19,7 @@ export const LOOKBACK = 1_000;
  * one computed per timeframe, and two timeframes at once after an import, 50,000 keeps the
  * import of a million 1m candles under 400 MB (100,000 peaked at 308-392 MB; bench/README.md).
  */
-export const CHUNK = 50_000;
+export const FEATURE_CHUNK_BARS = 50_000;
 /**
  * Chunk writes in flight at once, each on its own connection, for a process whose pool holds
  * `poolSize` connections: two when the pool has room for the most an import's recalculation
@@ -28,7 +28,7 @@ export const CHUNK = 50_000;
  * (`RecomputeService.afterCandlesChanged`), as a smaller pool would make a connection wait
  * longer than DATABASE_CONNECT_TIMEOUT.
  */
-export function writersFor(poolSize: number): number {
+export function chunkWritersFor(poolSize: number): number {
   return poolSize >= 8 ? 2 : 1;
 }
 
@@ -55,8 +55,8 @@ export class FeaturePrecomputeService {
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'transaction'>,
     private readonly exchanges: Exchanges,
-    private readonly chunk: number = CHUNK,
-    /** Chunk writes in flight at once (`writersFor`). */
+    private readonly chunk: number = FEATURE_CHUNK_BARS,
+    /** Chunk writes in flight at once (`chunkWritersFor`). */
     readonly writers: number = 1,
   ) {}
 
@@ -70,7 +70,7 @@ export class FeaturePrecomputeService {
 
   /**
    * Technical features of one series and timeframe from `fromMs` on (null: everything), in
-   * chunks of CHUNK bars, each computed from LOOKBACK bars before it (the same argument as
+   * chunks of FEATURE_CHUNK_BARS bars, each computed from LOOKBACK bars before it (the same argument as
    * the incremental tail): memory stays bounded whatever the length of the history.
    */
   async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null): Promise<number> {

@@ -43,19 +43,19 @@ function scoresOf(records: readonly QualityRecord[]): string {
 }
 
 export class QualityService {
-  constructor(private readonly d: QualityDeps) {}
+  constructor(private readonly deps: QualityDeps) {}
 
   // ---- the job -------------------------------------------------------------------------------
 
   /** Score one series at every timeframe it has; returns the number of records written. */
   async computeSeries(seriesId: number, nowMs: number): Promise<number> {
-    const { series, candles, quality, exchanges } = this.d;
+    const { series, candles, quality, exchanges } = this.deps;
     const market = await series.get(seriesId);
     if (!market) return 0;
     const pairId = await series.idOf({ exchange: exchanges.other(market.exchange), symbol: market.symbol });
     const [perpId, spotId] = market.exchange === exchanges.perp ? [seriesId, pairId] : [pairId, seriesId];
     const windowStart = new Date(nowMs - QUALITY_WINDOW_MS);
-    const before = this.d.onChanged ? await this.rendered(seriesId) : [];
+    const before = this.deps.onChanged ? await this.rendered(seriesId) : [];
     let n = 0;
     for (const tf of CANDLE_TIMEFRAMES) {
       // Closed candles only, as everywhere they are served.
@@ -64,15 +64,15 @@ export class QualityService {
       if (span.first === null) continue;
       const closes = await candles.closes(seriesId, tf, windowStart, closed);
       const meanBasis = pairId === undefined ? null : await candles.meanBasis(perpId!, spotId!, tf, windowStart, closed);
-      const firstGap = await this.d.ingest.firstGap(seriesId, tf);
+      const firstGap = await this.deps.ingest.firstGap(seriesId, tf);
       const firstOpen = firstGap === null ? span.first : Math.min(span.first, firstGap);
       const r = computeQuality({ timeframe: tf, computedAt: nowMs, candles: closes, firstOpen, latestOpen: span.last, meanBasis });
       await quality.save(seriesId, { timeframe: tf, computedAt: nowMs, ...r });
       n++;
     }
-    if (this.d.onChanged && n > 0) {
+    if (this.deps.onChanged && n > 0) {
       const after = await this.rendered(seriesId);
-      if (scoresOf(after) !== scoresOf(before)) this.d.onChanged(seriesId, after);
+      if (scoresOf(after) !== scoresOf(before)) this.deps.onChanged(seriesId, after);
     }
     return n;
   }
@@ -80,27 +80,27 @@ export class QualityService {
   /** The stored records of a series, rendered, in timeframe order. */
   private async rendered(seriesId: number): Promise<QualityRecord[]> {
     const rank = (tf: string) => (CANDLE_TIMEFRAMES as readonly string[]).indexOf(tf);
-    return ((await this.d.quality.ofSeries([seriesId])).get(seriesId) ?? []).sort((a, b) => rank(a.timeframe) - rank(b.timeframe)).map(qualityRecord);
+    return ((await this.deps.quality.ofSeries([seriesId])).get(seriesId) ?? []).sort((a, b) => rank(a.timeframe) - rank(b.timeframe)).map(qualityRecord);
   }
 
   /** Score every series; returns the number of records written. */
   async computeAll(nowMs: number): Promise<number> {
     let n = 0;
-    for (const id of await this.d.series.allIds()) n += await this.computeSeries(id, nowMs);
+    for (const id of await this.deps.series.allIds()) n += await this.computeSeries(id, nowMs);
     return n;
   }
 
   /** The scheduled run: skipped (null) while another instance holds the job's lock. */
   runExclusive(nowMs: number): Promise<number | null> {
-    return this.d.locks.tryWithLock('qualityJob', () => this.computeAll(nowMs));
+    return this.deps.locks.tryWithLock('qualityJob', () => this.computeAll(nowMs));
   }
 
   // ---- the read ------------------------------------------------------------------------------
 
   /** Validate a quality read (400s) and an asked timeframe against the caller's plan (403). */
   parseRequest(caller: Principal, raw: RawParams): QualityRequest {
-    const q = this.d.endpoint.parse(raw, this.d.clock());
-    if (q.timeframe) this.d.tiers.requireTimeframe(caller.tier, q.timeframe);
+    const q = this.deps.endpoint.parse(raw, this.deps.clock());
+    if (q.timeframe) this.deps.tiers.requireTimeframe(caller.tier, q.timeframe);
     return q;
   }
 
@@ -117,9 +117,9 @@ export class QualityService {
    * plan; QUALITY_NOT_FOUND in place of a request that has none.
    */
   async recordsOf(caller: Principal, requests: readonly QualityRequest[]): Promise<Array<QualityRecord[] | AppError>> {
-    const ids = await this.d.routed.series.idsOf(requests);
-    const stored = await this.d.routed.quality.ofSeries([...new Set(ids.values())]);
-    const allowed = new Set<string>(this.d.tiers.of(caller.tier).timeframes);
+    const ids = await this.deps.routed.series.idsOf(requests);
+    const stored = await this.deps.routed.quality.ofSeries([...new Set(ids.values())]);
+    const allowed = new Set<string>(this.deps.tiers.of(caller.tier).timeframes);
     const rank = (tf: string) => (CANDLE_TIMEFRAMES as readonly string[]).indexOf(tf);
     return requests.map((q) => {
       const id = ids.get(marketKey(q));

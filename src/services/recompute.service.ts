@@ -68,7 +68,7 @@ export class RecomputeService {
       }
       rows += await ownFeatures;
     } else {
-      // A small pool: one thing at a time (see writersFor).
+      // A small pool: one thing at a time (see chunkWritersFor).
       await rollUp();
       for (const tf of [own, ...coarser]) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
     }

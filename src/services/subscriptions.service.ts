@@ -24,7 +24,7 @@ export class SubscriptionsService {
   /** Subscriptions open per key in this process. */
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly d: SubscriptionsDeps) {}
+  constructor(private readonly deps: SubscriptionsDeps) {}
 
   /** Subscriptions the key holds open here. */
   openOf(keyHash: string): number {
@@ -33,14 +33,14 @@ export class SubscriptionsService {
 
   /** `candleClosed`: each closed candle of the market at the timeframe, rolled-up ones included. */
   candleClosed(caller: Principal, raw: RawParams): AsyncIterableIterator<Candle> {
-    const q = this.d.endpoints.candleEvents.parse(raw, this.d.clock());
-    this.d.tiers.requireTimeframe(caller.tier, q.timeframe);
+    const q = this.deps.endpoints.candleEvents.parse(raw, this.deps.clock());
+    this.deps.tiers.requireTimeframe(caller.tier, q.timeframe);
     return this.iterate(caller, topicOf({ type: 'candle', ...q }), (e) => (e.type === 'candle' ? e.candles : []));
   }
 
   /** `fundingSettled`: each funding rate stored for the perpetual market, plain or normalized. */
   fundingSettled(caller: Principal, raw: RawParams): AsyncIterableIterator<FundingRate> {
-    const q = this.d.endpoints.fundingEvents.parse(raw, this.d.clock());
+    const q = this.deps.endpoints.fundingEvents.parse(raw, this.deps.clock());
     return this.iterate(caller, topicOf({ type: 'funding', ...q }), (e) =>
       e.type === 'funding' ? e.rates.map((r) => (q.normalized ? r.normalized : r.plain)) : [],
     );
@@ -48,8 +48,8 @@ export class SubscriptionsService {
 
   /** `qualityChanged`: the market's records whenever a score changed, only the plan's timeframes. */
   qualityChanged(caller: Principal, raw: RawParams): AsyncIterableIterator<QualityRecord[]> {
-    const q: MarketRef = this.d.endpoints.qualityEvents.parse(raw, this.d.clock());
-    const allowed = new Set<string>(this.d.tiers.of(caller.tier).timeframes);
+    const q: MarketRef = this.deps.endpoints.qualityEvents.parse(raw, this.deps.clock());
+    const allowed = new Set<string>(this.deps.tiers.of(caller.tier).timeframes);
     return this.iterate(caller, topicOf({ type: 'quality', ...q }), (e) => {
       if (e.type !== 'quality') return [];
       const visible = e.records.filter((r) => allowed.has(r.timeframe));
@@ -60,9 +60,9 @@ export class SubscriptionsService {
   /** The topic's values for the caller, counted against the key's cap until the iterator ends. */
   private iterate<T>(caller: Principal, topic: string, items: Parameters<EventHub['iterate']>[1]): AsyncIterableIterator<T> {
     const held = this.openOf(caller.keyHash);
-    this.d.tiers.requireSubscriptionRoom(caller.tier, held);
+    this.deps.tiers.requireSubscriptionRoom(caller.tier, held);
     this.open.set(caller.keyHash, held + 1);
-    return this.d.hub.iterate(topic, items as (e: Parameters<typeof items>[0]) => readonly T[], () => {
+    return this.deps.hub.iterate(topic, items as (e: Parameters<typeof items>[0]) => readonly T[], () => {
       const n = this.openOf(caller.keyHash) - 1;
       if (n > 0) this.open.set(caller.keyHash, n);
       else this.open.delete(caller.keyHash);

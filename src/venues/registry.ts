@@ -7,10 +7,10 @@ import { BinanceVenue } from './binance.venue';
 import { HyperliquidVenue } from './hyperliquid.venue';
 import type { VenueAdapter, VenueObserver, ExchangeRole } from './venue';
 
-export function createVenueAdapters(c: IngestConfig, observer: VenueObserver, now: () => number): Record<ExchangeRole, VenueAdapter> {
-  const common = { symbolMap: c.symbolMap, socketTimeoutMs: c.socketTimeoutMs, observer, now };
+export function createVenueAdapters(config: IngestConfig, observer: VenueObserver, now: () => number): Record<ExchangeRole, VenueAdapter> {
+  const common = { symbolMap: config.symbolMap, socketTimeoutMs: config.socketTimeoutMs, observer, now };
   return {
-    perp: new HyperliquidVenue({ ...c.hyperliquid, ...common }),
-    spot: new BinanceVenue({ ...c.binance, ...common }),
+    perp: new HyperliquidVenue({ ...config.hyperliquid, ...common }),
+    spot: new BinanceVenue({ ...config.binance, ...common }),
   };
 }

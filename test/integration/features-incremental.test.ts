@@ -5,7 +5,7 @@
 import { csvFile } from '../helpers/csv';
 import { openServices } from '../../src/composition';
 import { TECHNICAL_FEATURES } from '../../src/domain/technical-features';
-import { FeaturePrecomputeService, writersFor } from '../../src/services/feature-precompute.service';
+import { FeaturePrecomputeService, chunkWritersFor } from '../../src/services/feature-precompute.service';
 import { testConfig } from '../helpers/config';
 import { databaseCases, useServices, freshPostgres } from '../helpers/databases';
 import { describeWith } from '../helpers/requirements';
@@ -91,7 +91,7 @@ describe.each(databaseCases())('incremental features on $name', (kase) => {
 
 describeWith('DATABASE_URL', 'the recalculation after an import with a small pool', (serverUrl) => {
   it('when DATABASE_POOL_SIZE is below 8, then one chunk write at a time, one timeframe at a time, and every timeframe gets its features', async () => {
-    expect([3, 7, 8, 10].map(writersFor)).toEqual([1, 1, 2, 2]);
+    expect([3, 7, 8, 10].map(chunkWritersFor)).toEqual([1, 1, 2, 2]);
     const db = await freshPostgres(serverUrl);
     const small = await openServices(testConfig({ DATABASE_URL: db.url, DATABASE_POOL_SIZE: '3' }));
     try {

@@ -33,16 +33,16 @@ export interface MarketResolverDeps {
 
 @Resolver(() => MarketType)
 export class MarketResolver {
-  constructor(private readonly d: MarketResolverDeps) {}
+  constructor(private readonly deps: MarketResolverDeps) {}
 
   @Query(() => MarketType, { nullable: true, description: 'One market; fields below read its data.' })
   market(@Args(() => argsType('market')) args: Args): MarketRef {
-    return this.d.markets.parseMarket(rawOf(this.d.endpoints.market, args));
+    return this.deps.markets.parseMarket(rawOf(this.deps.endpoints.market, args));
   }
 
   @Query(() => [MarketType], { description: 'Every market, optionally of one venue (GET /v1/markets).' })
   async markets(@Args(() => argsType('markets')) args: Args, @Ctx() ctx: GqlContext): Promise<MarketRef[]> {
-    const list = await this.d.markets.list(rawOf(this.d.endpoints.markets, args));
+    const list = await this.deps.markets.list(rawOf(this.deps.endpoints.markets, args));
     for (const m of list) ctx.loaders.coverage.prime({ exchange: m.exchange, symbol: m.symbol }, m);
     return list.map((m) => ({ exchange: m.exchange, symbol: m.symbol }));
   }
@@ -60,7 +60,7 @@ export class MarketResolver {
   @FieldResolver(() => CandlePageType, { nullable: true, description: 'Candles in [start, end] (GET /v1/ohlcv); null with an error when refused.' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext): Promise<CandlePageType> {
-    const q = this.d.candles.parseRequest(ctx.principal, rawOf(this.d.endpoints.ohlcv, args, m));
+    const q = this.deps.candles.parseRequest(ctx.principal, rawOf(this.deps.endpoints.ohlcv, args, m));
     const p = await ctx.loaders.candles.load(q);
     let columns: CandleColumnsType | undefined;
     return {
@@ -79,21 +79,21 @@ export class MarketResolver {
   })
   @RateLimited(ROWS_FIELD_LIMIT)
   async funding(@Root() m: MarketRef, @Args(() => argsType('funding')) args: Args, @Ctx() ctx: GqlContext): Promise<FundingPageType> {
-    const q = this.d.funding.parseRequest(ctx.principal, rawOf(this.d.endpoints.funding, args, m));
+    const q = this.deps.funding.parseRequest(ctx.principal, rawOf(this.deps.endpoints.funding, args, m));
     return ctx.loaders.funding.load(q);
   }
 
   @FieldResolver(() => FeaturePageType, { nullable: true, description: 'Pre-computed features, wide (GET /v1/features).' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async features(@Root() m: MarketRef, @Args(() => argsType('features')) args: Args, @Ctx() ctx: GqlContext): Promise<FeaturePageType> {
-    const q = this.d.features.parseRequest(ctx.principal, rawOf(this.d.endpoints.features, args, m));
+    const q = this.deps.features.parseRequest(ctx.principal, rawOf(this.deps.endpoints.features, args, m));
     const p = await ctx.loaders.features.load(q);
     return { features: q.names, count: p.count, nextStart: p.nextStart, data: p.data.map((r) => featureValues(q.names, r)) };
   }
 
   @FieldResolver(() => [QualityRecordType], { nullable: true, description: 'Data quality per timeframe allowed on your plan (GET /v1/quality).' })
   async quality(@Root() m: MarketRef, @Args(() => argsType('quality')) args: Args, @Ctx() ctx: GqlContext): Promise<QualityRecordType[]> {
-    const q = this.d.quality.parseRequest(ctx.principal, rawOf(this.d.endpoints.quality, args, m));
+    const q = this.deps.quality.parseRequest(ctx.principal, rawOf(this.deps.endpoints.quality, args, m));
     return ctx.loaders.quality.load(q);
   }
 }

@@ -29,7 +29,7 @@ export interface EventPublisherDeps {
 }
 
 export class EventPublisher {
-  constructor(private readonly d: EventPublisherDeps) {}
+  constructor(private readonly deps: EventPublisherDeps) {}
 
   /**
    * Candles of one series stored at `timeframe` with open times in [firstMs, lastMs], and the
@@ -38,9 +38,9 @@ export class EventPublisher {
    */
   async candlesStored(seriesId: number, timeframe: CandleTimeframe, firstMs: number, lastMs: number): Promise<void> {
     await this.safely(async () => {
-      const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
+      const [market, lsn] = await Promise.all([this.deps.store.series.get(seriesId), this.deps.store.walPosition()]);
       if (!market) return;
-      const now = this.d.clock();
+      const now = this.deps.clock();
       const end = lastMs + TIMEFRAME_MS[timeframe];
       for (const tf of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe))) {
         // A coarser bucket is new only when a bucket boundary lies in (first, end].
@@ -48,7 +48,7 @@ export class EventPublisher {
         const to = Math.min(tf === timeframe ? lastMs : bucketStart(end, tf) - TIMEFRAME_MS[tf], lastClosedOpen(now, tf));
         const from = Math.max(bucketStart(firstMs, tf), to - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS[tf]);
         if (from > to) continue;
-        const candles: Candle[] = (await this.d.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
+        const candles: Candle[] = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
         if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles }, lsn);
       }
     });
@@ -57,13 +57,13 @@ export class EventPublisher {
   /** Funding rates of a perpetual series stored with times in [firstMs, lastMs], plain and normalized. */
   async fundingStored(seriesId: number, firstMs: number, lastMs: number): Promise<void> {
     await this.safely(async () => {
-      const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
-      if (!market || market.exchange !== this.d.exchanges.perp) return;
-      const spotId = (await this.d.store.series.idOf({ exchange: this.d.exchanges.spot, symbol: market.symbol })) ?? null;
+      const [market, lsn] = await Promise.all([this.deps.store.series.get(seriesId), this.deps.store.walPosition()]);
+      if (!market || market.exchange !== this.deps.exchanges.perp) return;
+      const spotId = (await this.deps.store.series.idOf({ exchange: this.deps.exchanges.spot, symbol: market.symbol })) ?? null;
       const from = new Date(Math.max(firstMs, lastMs - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS['1h']));
       const to = new Date(lastMs);
-      const plain = (await this.d.store.funding.pages([seriesId], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
-      const normalized = (await this.d.store.funding.normalizedPages([[seriesId, spotId]], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      const plain = (await this.deps.store.funding.pages([seriesId], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      const normalized = (await this.deps.store.funding.normalizedPages([[seriesId, spotId]], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
       const byTime = new Map(normalized.map((r) => [r.time, r]));
       const rates = plain.flatMap((p) => {
         const n = byTime.get(p.time);
@@ -76,7 +76,7 @@ export class EventPublisher {
   /** A market's quality records after a score changed. */
   async qualityChanged(seriesId: number, records: QualityRecord[]): Promise<void> {
     await this.safely(async () => {
-      const [market, lsn] = await Promise.all([this.d.store.series.get(seriesId), this.d.store.walPosition()]);
+      const [market, lsn] = await Promise.all([this.deps.store.series.get(seriesId), this.deps.store.walPosition()]);
       if (market && records.length) await this.put({ type: 'quality', exchange: market.exchange, symbol: market.symbol, records }, lsn);
     });
   }
@@ -90,17 +90,17 @@ export class EventPublisher {
   private async put(event: MarketEvent, lsn: string | null): Promise<void> {
     if (lsn !== null) {
       event.lsn = lsn;
-      this.d.store.readAfter(lsn);
+      this.deps.store.readAfter(lsn);
     }
-    await this.d.bus.publish(event);
-    this.d.onPublished?.(event);
+    await this.deps.bus.publish(event);
+    this.deps.onPublished?.(event);
   }
 
   private async safely(fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
     } catch (err) {
-      this.d.onError(err);
+      this.deps.onError(err);
     }
   }
 }

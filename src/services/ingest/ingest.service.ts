@@ -45,8 +45,8 @@ export interface IngestDeps {
 export class IngestService {
   private readonly filler: SeriesFiller;
 
-  constructor(private readonly d: IngestDeps) {
-    this.filler = new SeriesFiller(d.store, d.writer, d.clock);
+  constructor(private readonly deps: IngestDeps) {
+    this.filler = new SeriesFiller(deps.store, deps.writer, deps.clock);
   }
 
   /** The markets to ingest (their series created when new). */
@@ -54,11 +54,11 @@ export class IngestService {
     const out: IngestTarget[] = [];
     for (const symbol of symbols) {
       for (const role of roles) {
-        const adapter = this.d.adapters[role];
-        const exchange = this.d.exchanges[role];
-        const id = await this.d.store.series.ensure({ exchange, symbol });
+        const adapter = this.deps.adapters[role];
+        const exchange = this.deps.exchanges[role];
+        const id = await this.deps.store.series.ensure({ exchange, symbol });
         out.push({ role, exchange, symbol, instrument: adapter.instrument(symbol), adapter, series: { id, symbol } });
-        this.d.status.track(id, adapter.id, exchange, symbol);
+        this.deps.status.track(id, adapter.id, exchange, symbol);
       }
     }
     return out;
@@ -80,7 +80,7 @@ export class IngestService {
         }
       }),
     );
-    for (const t of targets) await this.d.quality.computeSeries(t.series.id, this.d.clock());
+    for (const t of targets) await this.deps.quality.computeSeries(t.series.id, this.deps.clock());
     const after = this.totals();
     const diff = (k: 'requests' | 'weight') => Object.fromEntries(Object.keys(after).map((v) => [v, after[v][k] - before[v][k]]));
     series.sort((a, b) => a.symbol.localeCompare(b.symbol) || a.exchange.localeCompare(b.exchange));
@@ -108,12 +108,12 @@ export class IngestService {
       let waiting = false;
       for (let attempt = 0; !stopped; ) {
         try {
-          const led = await this.d.store.locks.tryHold('ingestLeader', async (alive) => {
-            this.d.status.role = 'leader';
+          const led = await this.deps.store.locks.tryHold('ingestLeader', async (alive) => {
+            this.deps.status.role = 'leader';
             waiting = false;
-            this.d.log.info({ symbols }, 'ingest: leader; backfilling, then following the venues');
+            this.deps.log.info({ symbols }, 'ingest: leader; backfilling, then following the venues');
             const targets = await this.targets(symbols, ['perp', 'spot']);
-            current = new LiveSession(targets, this.d.store, this.filler, this.d.writer, this.d.status, this.d.quality, settings, this.d.clock, this.d.log);
+            current = new LiveSession(targets, this.deps.store, this.filler, this.deps.writer, this.deps.status, this.deps.quality, settings, this.deps.clock, this.deps.log);
             current.start();
             try {
               while (!stopped) {
@@ -123,28 +123,28 @@ export class IngestService {
             } finally {
               await current.stop();
               current = null;
-              this.d.status.role = 'standby';
+              this.deps.status.role = 'standby';
             }
           });
           attempt = 0;
           if (led === null) {
-            if (!waiting) this.d.log.info('ingest: standby; another process is the leader');
+            if (!waiting) this.deps.log.info('ingest: standby; another process is the leader');
             waiting = true;
-            this.d.status.role = 'standby';
+            this.deps.status.role = 'standby';
             await pause(LEADER_POLL_MS);
           }
         } catch (err) {
-          this.d.log.warn({ err: (err as Error).message }, 'ingest: session ended; trying again');
+          this.deps.log.warn({ err: (err as Error).message }, 'ingest: session ended; trying again');
           await pause(Math.min(30_000, 1_000 * 2 ** attempt++));
         }
       }
-      this.d.status.role = 'stopped';
+      this.deps.status.role = 'stopped';
     })();
     return {
       stop: async () => {
         stopped = true;
         // Requests and venue waits in progress end now, so the session's queues drain at once.
-        for (const a of Object.values(this.d.adapters)) a.close();
+        for (const a of Object.values(this.deps.adapters)) a.close();
         wake();
         await loop;
       },
@@ -153,6 +153,6 @@ export class IngestService {
   }
 
   private totals(): Record<string, { requests: number; weight: number }> {
-    return Object.fromEntries(Object.values(this.d.adapters).map((a) => [a.id, { ...a.totals }]));
+    return Object.fromEntries(Object.values(this.deps.adapters).map((a) => [a.id, { ...a.totals }]));
   }
 }
