@@ -1,12 +1,14 @@
 /**
- * The lines of an imported file, read in blocks of bytes and split as `readline` splits them
- * (`\n`, `\r\n` and a lone `\r` each end a line; a last line without one counts): reading
- * line by line through readline, one string per line, cost more than validating the rows
- * (bench/README.md). Bytes are decoded only where a line needs it (csv-fast-path.ts reads the
- * common line from its bytes); `\r` and `\n` never occur inside a UTF-8 sequence, so a line
- * decodes alone as it would within the whole text.
+ * Reading an imported CSV file: blocks of bytes split into lines as `readline` splits them
+ * (`\n`, `\r\n` and a lone `\r`; a last line without one counts), blank lines skipped, the
+ * header checked, each data line handed over as bytes, a refused line named `file:line: reason`.
+ * Bytes are decoded only where a line needs it (csv-fast-path.ts reads the common line from its
+ * bytes): `\r` and `\n` never occur inside a UTF-8 sequence, so a line decodes alone as it
+ * would within the whole text; a string per line (readline) cost more than the validation.
  */
 import { open } from 'node:fs/promises';
+import { checkHeader, RowError, splitCsvLine } from '../domain/csv-rows';
+import { AppError } from '../domain/errors';
 
 export const BLOCK_BYTES = 1 << 20;
 
@@ -74,4 +76,106 @@ export function eachLine(block: Buffer, line: (start: number, end: number) => vo
       if (cr < 0) cr = n;
     }
   }
+}
+
+/** Rows counted and their first and last time (ms), as a file is read. */
+export interface Tracker {
+  rows: number;
+  from: number | null;
+  to: number | null;
+}
+
+export function count(track: Tracker, time: number): void {
+  track.rows++;
+  if (track.from === null || time < track.from) track.from = time;
+  if (track.to === null || time > track.to) track.to = time;
+}
+
+/** Most of a file's own text quoted back in a reason (a binary "line" can be megabytes). */
+const REASON_MAX = 300;
+
+/** A reason fit for one terminal line: control characters as `?`, long text cut short. */
+function printable(reason: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = reason.replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, '?');
+  return clean.length > REASON_MAX ? `${clean.slice(0, REASON_MAX)}... (${clean.length} characters)` : clean;
+}
+
+/** A line's text; NUL or bytes that are not UTF-8 (decoded as U+FFFD): a binary, compressed or UTF-16 file. */
+export function lineText(block: Buffer, start: number, end: number): string {
+  const raw = block.toString('utf8', start, end);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000\ufffd]/.test(raw)) throw new RowError('not CSV text (binary data, or not UTF-8)');
+  return raw;
+}
+
+/** A line of spaces, tabs or other Unicode white space only. One starting with a visible ASCII character is not blank; others are decoded to tell. */
+function isBlank(block: Buffer, start: number, end: number): boolean {
+  const first = block[start];
+  return !(first > 32 && first < 127) && block.toString('utf8', start, end).trim() === '';
+}
+
+/**
+ * Read `file`: its first line that is not blank must be `header`; every later line that is
+ * not blank is handed to `data` (its bytes in the block). After each block, yields what `take`
+ * returns, unless null. Throws AppError(INVALID_IMPORT) naming the file and line of the first
+ * problem, also when the file has no header or no data row.
+ */
+export async function* dataLines<T>(
+  file: string,
+  header: readonly string[],
+  track: Tracker,
+  data: (block: Buffer, start: number, end: number) => void,
+  take: () => T | null,
+): AsyncGenerator<T> {
+  track.rows = 0;
+  track.from = null;
+  track.to = null;
+  let lineNo = 0;
+  let sawHeader = false;
+  for await (const block of lineBlocks(file)) {
+    try {
+      eachLine(block, (start, end) => {
+        lineNo++;
+        if (start === end) return;
+        if (isBlank(block, start, end)) return;
+        if (sawHeader) return data(block, start, end);
+        checkHeader(splitCsvLine(lineText(block, start, end)), header);
+        sawHeader = true;
+      });
+    } catch (err) {
+      if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${printable(err.message)}`);
+      throw err;
+    }
+    const out = take();
+    if (out !== null) yield out;
+  }
+  if (!sawHeader) throw new AppError('INVALID_IMPORT', `${file}:1: empty file (expected header "${header.join(',')}")`);
+  if (track.rows === 0) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: no data rows after the header`);
+}
+
+/** Bytes read from the end of a file for its last line. */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * The file's last line that is not blank at its end, as bytes (a block and the line's bounds),
+ * read from its last TAIL_BYTES only; null when the line is longer than that.
+ */
+export async function lastLine(file: string): Promise<{ block: Buffer; start: number; end: number } | null> {
+  const fh = await open(file, 'r');
+  let tail: Buffer;
+  let size: number;
+  try {
+    size = (await fh.stat()).size;
+    const len = Math.min(size, TAIL_BYTES);
+    tail = Buffer.alloc(len);
+    await fh.read(tail, 0, len, size - len);
+  } finally {
+    await fh.close();
+  }
+  let end = tail.length;
+  while (end > 0 && (tail[end - 1] === LF || tail[end - 1] === CR || tail[end - 1] === 32 || tail[end - 1] === 9)) end--;
+  let start = end;
+  while (start > 0 && tail[start - 1] !== LF && tail[start - 1] !== CR) start--;
+  return start === 0 && tail.length < size ? null : { block: tail, start, end };
 }

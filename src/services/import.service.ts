@@ -3,21 +3,20 @@
  * the database inside one transaction: one bad row rejects the file with `file:line: reason`
  * and nothing of it is written. Re-importing the same rows is idempotent (upsert).
  *
- * The file is read in blocks of bytes (csv-lines.ts). A candle line of the common shape is
+ * The file is read in blocks of bytes, its lines found and checked (csv-lines.ts). A candle line of the common shape is
  * validated from its bytes and written straight into the COPY text (csv-fast-path.ts); any
  * other line goes through the general parser (csv-rows.ts), which accepts it or names the
  * problem, so both paths accept and write the same rows.
  */
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { CandleLineFrame } from '../db/candles.repository';
+import { isMissingPartition } from '../db/pg-errors';
 import type { Store } from '../db/store';
 import { AsciiText } from '../domain/ascii-text';
 import { candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
 import {
   CANDLE_HEADER,
   FUNDING_HEADER,
-  RowError,
-  checkHeader,
   parseCandleRow,
   parseFundingRow,
   splitCsvLine,
@@ -27,7 +26,7 @@ import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
-import { eachLine, lineBlocks } from './csv-lines';
+import { count, dataLines, lastLine, lineText, type Tracker } from './csv-lines';
 
 export interface ImportResult {
   seriesId: number;
@@ -37,77 +36,6 @@ export interface ImportResult {
   /** First and last row time (ms); null for an empty file. */
   from: number | null;
   to: number | null;
-}
-
-interface Tracker {
-  rows: number;
-  from: number | null;
-  to: number | null;
-}
-
-function count(track: Tracker, time: number): void {
-  track.rows++;
-  if (track.from === null || time < track.from) track.from = time;
-  if (track.to === null || time > track.to) track.to = time;
-}
-
-/** Most of a file's own text quoted back in a reason (a binary "line" can be megabytes). */
-const REASON_MAX = 300;
-
-/** A reason fit for one terminal line: control characters as `?`, long text cut short. */
-function printable(reason: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = reason.replace(/[\u0000-\u001f\u007f-\u009f\ufffd]/g, '?');
-  return clean.length > REASON_MAX ? `${clean.slice(0, REASON_MAX)}... (${clean.length} characters)` : clean;
-}
-
-/** A line's text; NUL or bytes that are not UTF-8 (decoded as U+FFFD): a binary, compressed or UTF-16 file. */
-function textOf(block: Buffer, start: number, end: number): string {
-  const raw = block.toString('utf8', start, end);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000\ufffd]/.test(raw)) throw new RowError('not CSV text (binary data, or not UTF-8)');
-  return raw;
-}
-
-/**
- * Read `file`: its first line that is not blank must be `header`; every later line that is
- * not blank is handed to `data` (its bytes in the block). After each block, yields what `take`
- * returns, unless null. Throws AppError(INVALID_IMPORT) naming the file and line of the first
- * problem, also when the file has no header or no data row.
- */
-async function* dataLines<T>(
-  file: string,
-  header: readonly string[],
-  track: Tracker,
-  data: (block: Buffer, start: number, end: number) => void,
-  take: () => T | null,
-): AsyncGenerator<T> {
-  track.rows = 0;
-  track.from = null;
-  track.to = null;
-  let lineNo = 0;
-  let sawHeader = false;
-  for await (const block of lineBlocks(file)) {
-    try {
-      eachLine(block, (start, end) => {
-        lineNo++;
-        if (start === end) return;
-        // A line starting with a visible ASCII character is not blank; others are decoded to tell.
-        const c = block[start];
-        if (!(c > 32 && c < 127) && block.toString('utf8', start, end).trim() === '') return;
-        if (sawHeader) return data(block, start, end);
-        checkHeader(splitCsvLine(textOf(block, start, end)), header);
-        sawHeader = true;
-      });
-    } catch (err) {
-      if (err instanceof RowError) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: ${printable(err.message)}`);
-      throw err;
-    }
-    const out = take();
-    if (out !== null) yield out;
-  }
-  if (!sawHeader) throw new AppError('INVALID_IMPORT', `${file}:1: empty file (expected header "${header.join(',')}")`);
-  if (track.rows === 0) throw new AppError('INVALID_IMPORT', `${file}:${lineNo}: no data rows after the header`);
 }
 
 /** The candles of `file` as COPY text: each row `frame.prefix` + `time,open,high,low,close,volume` + `frame.suffix`. */
@@ -122,7 +50,7 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
       out.ascii(frame.prefix);
       let time = fastCandleLine(block, start, end, period, out);
       if (time < 0) {
-        const row = parseCandleRow(splitCsvLine(textOf(block, start, end)), timeframe);
+        const row = parseCandleRow(splitCsvLine(lineText(block, start, end)), timeframe);
         writeCandle(out, row);
         time = row.time;
       }
@@ -138,7 +66,7 @@ function lineTime(block: Buffer, start: number, end: number, timeframe: CandleTi
   const time = candleLineTime(block, start, end);
   if (time >= 0) return time;
   try {
-    return parseCandleRow(splitCsvLine(textOf(block, start, end)), timeframe).time;
+    return parseCandleRow(splitCsvLine(lineText(block, start, end)), timeframe).time;
   } catch {
     return -1;
   }
@@ -165,9 +93,6 @@ async function candleSpan(file: string, timeframe: CandleTimeframe): Promise<{ f
   return track.from === null || track.to === null ? null : { fromMs: track.from, toMs: track.to };
 }
 
-/** Bytes read from the end of a file for its last line. */
-const TAIL_BYTES = 64 * 1024;
-
 /**
  * The span of a file whose rows are in time order (as files are written), from its first and
  * last data lines only: no pass over the file. Null when either cannot be read so. A file in
@@ -192,30 +117,10 @@ async function endsSpan(file: string, timeframe: CandleTimeframe): Promise<{ fro
     return null; // the import names the problem
   }
   if (first < 0) return null;
-  const fh = await open(file, 'r');
-  let tail: Buffer;
-  let size: number;
-  try {
-    size = (await fh.stat()).size;
-    const len = Math.min(size, TAIL_BYTES);
-    tail = Buffer.alloc(len);
-    await fh.read(tail, 0, len, size - len);
-  } finally {
-    await fh.close();
-  }
-  let end = tail.length;
-  while (end > 0 && (tail[end - 1] === 10 || tail[end - 1] === 13 || tail[end - 1] === 32 || tail[end - 1] === 9)) end--;
-  let start = end;
-  while (start > 0 && tail[start - 1] !== 10 && tail[start - 1] !== 13) start--;
-  if (start === 0 && tail.length < size) return null; // a last line longer than the tail read
-  const last = lineTime(tail, start, end, timeframe);
+  const tail = await lastLine(file);
+  if (tail === null) return null; // a last line longer than the tail read
+  const last = lineTime(tail.block, tail.start, tail.end, timeframe);
   return last < 0 ? null : { fromMs: Math.min(first, last), toMs: Math.max(first, last) };
-}
-
-/** PostgreSQL refused a row for want of its partition (SQLSTATE 23514, "no partition of relation ... found for row"). */
-function missingPartition(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  return e?.code === '23514' && typeof e.message === 'string' && e.message.includes('no partition');
 }
 
 /** The funding rates of `file`, a batch per block. */
@@ -226,7 +131,7 @@ function fundingBatches(file: string, track: Tracker): AsyncGenerator<FundingRat
     FUNDING_HEADER,
     track,
     (block, start, end) => {
-      const row = parseFundingRow(splitCsvLine(textOf(block, start, end)));
+      const row = parseFundingRow(splitCsvLine(lineText(block, start, end)));
       count(track, row.time);
       batch.push(row);
     },
@@ -275,7 +180,7 @@ export class ImportService {
       seriesId = await write(ends ?? (await fullSpan()));
     } catch (err) {
       // Rows out of time order, outside the span of the ends: again with the whole file's span.
-      if (ends === null || !missingPartition(err)) throw err;
+      if (ends === null || !isMissingPartition(err)) throw err;
       seriesId = await write(await fullSpan());
     }
     return { seriesId, exchange, symbol: market.symbol, ...track };
