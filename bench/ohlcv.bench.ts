@@ -23,7 +23,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
-import { TECHNICAL_FEATURES } from '../src/domain/technical-features';
+import { TECHNICAL_FEATURES } from '../src/domain/feature-catalogue';
 import { BENCH_USER, ROOT, benchDatabase, gatewayEnv, load, rssMb, runBench, startProcess } from './bench-support';
 import { fetchOnce, oneConnection, sequentialSamples, summarize, type RequestSpec } from './latency';
 

@@ -2,7 +2,7 @@
  * The scale benchmark's measurements against a running gateway: the quality job's first run
  * (from /metrics) and the 10,000-row reads at the start, middle and end of the history.
  */
-import { TECHNICAL_FEATURES } from '../src/domain/technical-features';
+import { TECHNICAL_FEATURES } from '../src/domain/feature-catalogue';
 import { fetchOnce, oneConnection, summarize, type RequestSpec } from './latency';
 import { POSITIONS, ROUTES, type Position, type ReadFigure, type Route } from './scale-report';
 

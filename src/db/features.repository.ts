@@ -5,7 +5,7 @@
  */
 import { AsciiText } from '../domain/ascii-text';
 import type { FeatureRow } from '../domain/market';
-import { TECHNICAL_FEATURES } from '../domain/technical-features';
+import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import type { QueryOptions, SqlSession } from './database';

@@ -10,7 +10,7 @@ export interface FeatureEntry {
   category: FeatureCategory;
 }
 
-export const FEATURE_CATALOGUE: readonly FeatureEntry[] = [
+export const FEATURE_CATALOGUE = [
   { name: 'rsi_9', category: 'momentum', description: 'RSI with period 9, Wilder smoothing' },
   { name: 'rsi_14', category: 'momentum', description: 'RSI with period 14, Wilder smoothing' },
   { name: 'rsi_21', category: 'momentum', description: 'RSI with period 21, Wilder smoothing' },
@@ -31,11 +31,16 @@ export const FEATURE_CATALOGUE: readonly FeatureEntry[] = [
   { name: 'funding_cumulative_7d', category: 'funding', description: 'Sum of the last 168 hourly funding rates' },
   { name: 'premium_pct', category: 'premium', description: 'Perp/spot basis in percent: (perp - spot) / spot x 100' },
   { name: 'premium_zscore', category: 'premium', description: 'Premium z-score against a rolling 30-day window (720 hourly values)' },
-];
+] as const satisfies readonly FeatureEntry[];
+
+type CatalogueEntry = (typeof FEATURE_CATALOGUE)[number];
+const isFundingTimeframe = (f: FeatureEntry) => f.category === 'funding' || f.category === 'premium';
+
+/** The features computed from a series' candles (served on candle timeframes), in catalogue order. */
+export type TechnicalFeature = Exclude<CatalogueEntry, { category: 'funding' | 'premium' }>['name'];
+export const TECHNICAL_FEATURES = FEATURE_CATALOGUE.filter((f) => !isFundingTimeframe(f)).map((f) => f.name) as readonly TechnicalFeature[];
 
 /** Features served on timeframe `funding` only; the rest on candle timeframes only. */
-export const FUNDING_TIMEFRAME_FEATURES: ReadonlySet<string> = new Set(
-  FEATURE_CATALOGUE.filter((f) => f.category === 'funding' || f.category === 'premium').map((f) => f.name),
-);
+export const FUNDING_TIMEFRAME_FEATURES: ReadonlySet<string> = new Set(FEATURE_CATALOGUE.filter(isFundingTimeframe).map((f) => f.name));
 
 export const FEATURE_NAMES = FEATURE_CATALOGUE.map((f) => f.name) as [string, ...string[]];

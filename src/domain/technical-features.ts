@@ -3,6 +3,7 @@
  * first). Each output array is aligned with the input; null where a value cannot be
  * computed (warm-up, zero volume, zero band width).
  */
+import type { TechnicalFeature } from './feature-catalogue';
 import { atr, bollinger, macd, rsi, type Out } from './indicators';
 
 export interface Bars {
@@ -13,24 +14,6 @@ export interface Bars {
   volume: ReadonlyArray<number>;
 }
 
-export const TECHNICAL_FEATURES = [
-  'rsi_9',
-  'rsi_14',
-  'rsi_21',
-  'macd',
-  'macd_signal',
-  'macd_histogram',
-  'bb_upper',
-  'bb_middle',
-  'bb_lower',
-  'bb_width',
-  'bb_pct',
-  'atr_14',
-  'vwap_20',
-  'twap_20',
-  'price_vs_vwap_20',
-] as const;
-export type TechnicalFeature = (typeof TECHNICAL_FEATURES)[number];
 
 const WINDOW = 20;
 

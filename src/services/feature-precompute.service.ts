@@ -9,7 +9,8 @@
 import { marketKey } from '../db/series.repository';
 import type { Repositories, Store } from '../db/store';
 import type { Out } from '../domain/indicators';
-import { TECHNICAL_FEATURES, technicalFeatures, type TechnicalFeature } from '../domain/technical-features';
+import { TECHNICAL_FEATURES, type TechnicalFeature } from '../domain/feature-catalogue';
+import { technicalFeatures } from '../domain/technical-features';
 import type { CandleTimeframe } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 
