@@ -33,8 +33,8 @@ export interface QuotaStatus {
   tier: Tier;
   dayLimit: number | null;
   dayRemaining: number | null;
-  minuteLimit: number;
-  minuteRemaining: number;
+  minuteLimit: number | null;
+  minuteRemaining: number | null;
   /** Unix seconds of the next minute boundary. */
   minuteResetSec: number;
   /** Unix seconds of the next midnight UTC. */
@@ -49,7 +49,7 @@ export function quotaStatus(tier: Tier, limits: TierLimits, dayCount: number, mi
     dayLimit: limits.dailyRequests,
     dayRemaining: limits.dailyRequests === null ? null : Math.max(0, limits.dailyRequests - dayCount),
     minuteLimit: limits.minuteRequests,
-    minuteRemaining: Math.max(0, limits.minuteRequests - minuteCount),
+    minuteRemaining: limits.minuteRequests === null ? null : Math.max(0, limits.minuteRequests - minuteCount),
     minuteResetSec: windowOf(nowMs, MINUTE_MS).endMs / 1000,
     dayResetSec: windowOf(nowMs, DAY_MS).endMs / 1000,
     nowMs,
@@ -68,11 +68,11 @@ export function secondsUntilReset(nowMs: number, ms: number): number {
 export function quotaRefusal(status: QuotaStatus, dayCount: number, minuteCount: number): { retryAfterSecs: number; message: string } {
   const now = status.nowMs;
   const dayOut = status.dayLimit !== null && dayCount >= status.dayLimit;
-  const minuteOut = minuteCount >= status.minuteLimit;
+  const minuteOut = status.minuteLimit !== null && minuteCount >= status.minuteLimit;
   const retry = Math.max(dayOut ? secondsUntilReset(now, DAY_MS) : 0, minuteOut ? secondsUntilReset(now, MINUTE_MS) : 0);
   const what = [
     dayOut ? `${status.dayLimit!.toLocaleString('en-US')} requests per day` : null,
-    minuteOut ? `${status.minuteLimit.toLocaleString('en-US')} requests per minute` : null,
+    minuteOut ? `${status.minuteLimit!.toLocaleString('en-US')} requests per minute` : null,
   ]
     .filter(Boolean)
     .join(' and ');

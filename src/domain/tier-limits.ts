@@ -1,7 +1,8 @@
 /**
  * The plans as one table: quotas, allowed timeframes, history window, multi-asset symbol
- * count and concurrent GraphQL subscriptions per tier. Defaults are the spec's; TIER_LIMITS (JSON) overrides any field, e.g.
- * `{"free":{"minuteRequests":1000}}`. `null` means unlimited.
+ * count and concurrent GraphQL subscriptions per tier. Defaults are the spec's; TIER_LIMITS (JSON)
+ * overrides any field, e.g. `{"free":{"minuteRequests":1000}}`; `null` means unlimited for every
+ * field but `timeframes` (a list).
  */
 import { z } from 'zod';
 import { CANDLE_TIMEFRAMES, type CandleTimeframe } from './timeframe';
@@ -9,12 +10,12 @@ import { TIERS, type Tier } from './tiers';
 
 export interface TierLimits {
   dailyRequests: number | null;
-  minuteRequests: number;
+  minuteRequests: number | null;
   multiAssetSymbols: number | null;
   timeframes: readonly CandleTimeframe[];
   historyDays: number | null;
   /** GraphQL subscriptions one key may hold open at once (per server instance). */
-  subscriptions: number;
+  subscriptions: number | null;
 }
 
 export const DEFAULT_TIER_LIMITS: Record<Tier, TierLimits> = {
@@ -27,11 +28,11 @@ const count = z.number().int().positive();
 const override = z
   .object({
     dailyRequests: count.nullable(),
-    minuteRequests: count,
+    minuteRequests: count.nullable(),
     multiAssetSymbols: count.nullable(),
     timeframes: z.array(z.enum(CANDLE_TIMEFRAMES)).min(1),
     historyDays: count.nullable(),
-    subscriptions: count,
+    subscriptions: count.nullable(),
   })
   .partial()
   .strict();

@@ -44,7 +44,7 @@ export class TierPolicy {
 
   /** Room for one more subscription beside the `open` ones the key holds. */
   requireSubscriptionRoom(tier: Tier, open: number): void {
-    const ok = (l: TierLimits) => open < l.subscriptions;
+    const ok = (l: TierLimits) => l.subscriptions === null || open < l.subscriptions;
     if (!ok(this.limits[tier])) this.refuse(tier, `more than ${this.limits[tier].subscriptions} subscriptions at once`, ok);
   }
 

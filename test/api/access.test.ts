@@ -367,3 +367,36 @@ describe('key creation without ADMIN_TOKEN', () => {
     }
   });
 });
+
+describe('TIER_LIMITS in its documented forms', () => {
+  let srv: TestServer;
+  const clock = manualClock(Date.UTC(2026, 2, 10, 12, 30, 18));
+  beforeAll(async () => {
+    // The README's form: null is unlimited for each field but timeframes.
+    const limits = { scale: { minuteRequests: null, subscriptions: null }, free: { minuteRequests: 3, dailyRequests: null, historyDays: null } };
+    srv = await startTestServer({ clock: clock.now, env: { TIER_LIMITS: JSON.stringify(limits) } });
+  });
+  afterAll(() => srv?.stop());
+
+  it('when the scale minute quota is null, then the server starts, admits past 500 a minute, and reports no minute window', async () => {
+    const key = await srv.key('scale');
+    let res!: Response;
+    for (let i = 0; i < 520; i++) res = await srv.rest('/v1/features/available', { key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(res.headers.get('x-ratelimit-limit-minute')).toBeNull();
+    expect(res.headers.get('ratelimit-policy')).toBeNull();
+    expect(res.headers.get('x-ratelimit-reset')).toBe(String(Date.UTC(2026, 2, 10, 12, 31) / 1000));
+    const me = await srv.gql('{ me { quota { dayLimit minuteLimit minuteRemaining } limits { subscriptions } } }', undefined, key);
+    expect((await json(me)).data.me).toEqual({ quota: { dayLimit: null, minuteLimit: null, minuteRemaining: null }, limits: { subscriptions: null } });
+  });
+
+  it('when a free key has an unlimited day but 3 a minute, then the fourth request is 429 on the minute', async () => {
+    const key = await srv.key('free');
+    for (let i = 0; i < 3; i++) expect((await srv.rest('/v1/features/available', { key })).status).toBe(200);
+    const res = await srv.rest('/v1/features/available', { key });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('3');
+    expect((await json(res)).message).toMatch(/3 requests per minute/);
+  });
+});

@@ -43,6 +43,13 @@ describe('status and refusal', () => {
     expect(quotaStatus('scale', DEFAULT_TIER_LIMITS.scale, 12, 3, AT)).toMatchObject({ dayLimit: null, dayRemaining: null });
   });
 
+  it('when the minute is unlimited (null), then it is never the reason for a refusal', () => {
+    const limits = { ...DEFAULT_TIER_LIMITS.free, minuteRequests: null };
+    const s = quotaStatus('free', limits, 1_000, 1_000_000, AT);
+    expect(s).toMatchObject({ minuteLimit: null, minuteRemaining: null, dayRemaining: 0 });
+    expect(quotaRefusal(s, 1_000, 1_000_000).message).toMatch(/1,000 requests per day; resets/);
+  });
+
   it('when only the minute is used up, then retry at the next minute and the message names the minute', () => {
     const s = quotaStatus('free', DEFAULT_TIER_LIMITS.free, 10, 10, Date.UTC(2024, 0, 1, 12, 0, 15));
     expect(quotaRefusal(s, 10, 10)).toEqual({ retryAfterSecs: 45, message: 'rate limit exceeded: the free plan allows 10 requests per minute; resets in 45 s' });

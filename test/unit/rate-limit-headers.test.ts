@@ -33,6 +33,23 @@ describe('rate-limit headers', () => {
     expect(h['RateLimit-Policy']).toBe('"minute";q=500;w=60');
   });
 
+  it('when TIER_LIMITS makes the minute unlimited, then the minute headers are absent and the daily quota is reported', () => {
+    const h = rateLimitHeaders({ ...base, minuteLimit: null, minuteRemaining: null });
+    expect(h).toEqual({
+      'X-RateLimit-Limit': '1000',
+      'X-RateLimit-Remaining': '990',
+      'X-RateLimit-Reset': String(Date.UTC(2026, 0, 1, 12, 31) / 1000),
+      'RateLimit-Policy': '"day";q=1000;w=86400',
+      RateLimit: `"day";r=990;t=${(Date.UTC(2026, 0, 2) - now) / 1000}`,
+    });
+  });
+
+  it('when both windows are unlimited, then only the next minute reset is sent', () => {
+    expect(rateLimitHeaders({ ...base, dayLimit: null, dayRemaining: null, minuteLimit: null, minuteRemaining: null })).toEqual({
+      'X-RateLimit-Reset': String(Date.UTC(2026, 0, 1, 12, 31) / 1000),
+    });
+  });
+
   it('when the day is nearer exhaustion than the minute, then RateLimit names the day window', () => {
     const h = rateLimitHeaders({ ...base, dayRemaining: 3, minuteRemaining: 9 });
     expect(h.RateLimit).toBe(`"day";r=3;t=${(Date.UTC(2026, 0, 2) - now) / 1000}`);

@@ -49,4 +49,15 @@ describe('tier policy', () => {
     expect(() => resolveTierLimits('{"free":{"minuteRequests":-1}}')).toThrow(/minuteRequests/);
     expect(() => resolveTierLimits('{"free":{"timeframes":["2m"]}}')).toThrow(/timeframes/);
   });
+
+  it('when TIER_LIMITS sets a field to null, then it is unlimited (every field but timeframes, which is a list)', () => {
+    const l = resolveTierLimits('{"scale":{"minuteRequests":null,"subscriptions":null},"pro":{"dailyRequests":null,"multiAssetSymbols":null,"historyDays":null}}');
+    expect(l.scale).toEqual({ ...DEFAULT_TIER_LIMITS.scale, minuteRequests: null, subscriptions: null });
+    expect(l.pro).toMatchObject({ dailyRequests: null, multiAssetSymbols: null, historyDays: null });
+    expect(() => resolveTierLimits('{"pro":{"timeframes":null}}')).toThrow(/timeframes/);
+    const unlimited = new TierPolicy(l, 'https://example.com/up');
+    expect(() => unlimited.requireSubscriptionRoom('scale', 1_000_000)).not.toThrow();
+    expect(() => unlimited.requireSymbolCount('pro', 1_000)).not.toThrow();
+    expect(() => policy.requireSubscriptionRoom('scale', 500)).toThrow();
+  });
 });

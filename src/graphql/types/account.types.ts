@@ -11,11 +11,11 @@ export class QuotaType {
   @Field(() => Int, { nullable: true })
   dayRemaining!: number | null;
 
-  @Field(() => Int)
-  minuteLimit!: number;
+  @Field(() => Int, { nullable: true, description: 'Requests allowed per minute; null when unlimited.' })
+  minuteLimit!: number | null;
 
-  @Field(() => Int)
-  minuteRemaining!: number;
+  @Field(() => Int, { nullable: true })
+  minuteRemaining!: number | null;
 
   @Field({ description: 'Next per-minute reset, YYYY-MM-DDTHH:MM:SS+00:00.' })
   minuteReset!: string;
@@ -35,8 +35,8 @@ export class PlanLimitsType {
   @Field(() => Int, { nullable: true, description: 'Symbols per multi-asset request; null when unlimited.' })
   multiAssetSymbols!: number | null;
 
-  @Field(() => Int, { description: 'Subscriptions the key may hold open at once (per server instance).' })
-  subscriptions!: number;
+  @Field(() => Int, { nullable: true, description: 'Subscriptions the key may hold open at once (per server instance); null when unlimited.' })
+  subscriptions!: number | null;
 }
 
 @ObjectType('Account', { description: 'The caller: the API key used for this request.' })

@@ -7,23 +7,33 @@ import type { QuotaStatus } from './principal';
 
 export function rateLimitHeaders(q: QuotaStatus): Record<string, string> {
   const nowSec = q.nowMs / 1000;
-  const minuteT = Math.max(0, Math.ceil(q.minuteResetSec - nowSec));
-  const dayT = Math.max(0, Math.ceil(q.dayResetSec - nowSec));
-  const daily = q.dayLimit !== null && q.dayRemaining !== null;
-  const headers: Record<string, string> = {
-    // Free/pro: the daily quota; scale (no daily quota): the minute window.
-    'X-RateLimit-Limit': String(daily ? q.dayLimit : q.minuteLimit),
-    'X-RateLimit-Remaining': String(daily ? q.dayRemaining : q.minuteRemaining),
-    'X-RateLimit-Reset': String(q.minuteResetSec),
-    'X-RateLimit-Limit-Minute': String(q.minuteLimit),
-    'X-RateLimit-Remaining-Minute': String(q.minuteRemaining),
-  };
-  const policies = [`"minute";q=${q.minuteLimit};w=60`];
-  if (daily) policies.push(`"day";q=${q.dayLimit};w=86400`);
-  headers['RateLimit-Policy'] = policies.join(', ');
-  // The window nearest to exhaustion (smallest share remaining; the minute on a tie).
-  const useDay = daily && q.dayRemaining! / q.dayLimit! < q.minuteRemaining / q.minuteLimit;
-  headers['RateLimit'] = useDay ? `"day";r=${q.dayRemaining};t=${dayT}` : `"minute";r=${q.minuteRemaining};t=${minuteT}`;
+  // The windows the plan limits (TIER_LIMITS may make either unlimited: it is then not reported).
+  const windows: Array<{ name: 'day' | 'minute'; limit: number; remaining: number; seconds: number; resetSec: number }> = [];
+  if (q.dayLimit !== null && q.dayRemaining !== null) windows.push({ name: 'day', limit: q.dayLimit, remaining: q.dayRemaining, seconds: 86400, resetSec: q.dayResetSec });
+  if (q.minuteLimit !== null && q.minuteRemaining !== null) windows.push({ name: 'minute', limit: q.minuteLimit, remaining: q.minuteRemaining, seconds: 60, resetSec: q.minuteResetSec });
+  const day = windows.find((w) => w.name === 'day');
+  const minute = windows.find((w) => w.name === 'minute');
+  const headers: Record<string, string> = {};
+  // Free/pro: the daily quota; scale (no daily quota): the minute window.
+  const main = day ?? minute;
+  if (main) {
+    headers['X-RateLimit-Limit'] = String(main.limit);
+    headers['X-RateLimit-Remaining'] = String(main.remaining);
+  }
+  headers['X-RateLimit-Reset'] = String(q.minuteResetSec);
+  if (minute) {
+    headers['X-RateLimit-Limit-Minute'] = String(minute.limit);
+    headers['X-RateLimit-Remaining-Minute'] = String(minute.remaining);
+  }
+  if (windows.length) {
+    headers['RateLimit-Policy'] = [minute, day]
+      .filter((w) => w !== undefined)
+      .map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`)
+      .join(', ');
+    // The window nearest to exhaustion (smallest share remaining; the minute on a tie).
+    const nearest = day && (!minute || day.remaining / day.limit < minute.remaining / minute.limit) ? day : minute!;
+    headers['RateLimit'] = `"${nearest.name}";r=${nearest.remaining};t=${Math.max(0, Math.ceil(nearest.resetSec - nowSec))}`;
+  }
   return headers;
 }
 
