@@ -1,11 +1,9 @@
 /**
- * Bulk writes at COPY speed with upsert semantics, all inside the caller's transaction.
- *
- * Small inputs (the live path's rows): one INSERT ... ON CONFLICT. Large ones, fast path:
- * COPY straight into the target table under a savepoint. That is the whole cost of a first
- * import. When the rows collide with stored ones (a re-import, or a duplicate
- * time inside the file), the savepoint is rolled back and the rows go through a temporary
- * staging table and `INSERT ... ON CONFLICT DO UPDATE` (last row of the file wins).
+ * Bulk writes at COPY speed with upsert semantics, inside the caller's transaction. Small inputs
+ * (the live path's rows): one INSERT ... ON CONFLICT. Large ones: COPY straight into the target
+ * table under a savepoint, the whole cost of a first import; when the rows collide with stored
+ * ones (a re-import, a duplicate time in the file), the savepoint is rolled back and they go
+ * through a staging table and `INSERT ... ON CONFLICT DO UPDATE` (the file's last row wins).
  */
 import type { SqlSession } from './database';
 

@@ -1,23 +1,10 @@
 /**
- * Read replicas (DATABASE_REPLICA_URLS): the API's data reads on streaming standbys of the
- * primary, only while they are recent enough (docs/ARCHITECTURE.md, Read replicas).
- *
- * - Every second the primary's WAL position is sampled (`pg_current_wal_lsn()`), then each
- *   replica's replay position (`pg_last_wal_replay_lsn()`), each on a connection of its own: a
- *   burst of reads holding every pooled connection must not make a healthy replica look stale.
- * - A replica that has replayed the primary's position sampled at time t holds everything
- *   committed before t, so it serves reads until t + REPLICA_MAX_LAG (`freshUntil`), and no
- *   longer unless a later probe finds it further on. An unreachable replica (or a server that is
- *   not a standby) serves nothing until a probe finds it well again.
- * - Read-your-writes for subscribers: every published event carries its commit's position, and
- *   while a replica has not replayed the newest position this process published or received
- *   (`saw`), reads go to the primary.
- * - A statement that fails on a replica because of the replica (connection lost, timeout, a
- *   read cancelled by replay) runs again on the primary, and the replica is out until its next
- *   probe answers: no request fails because a replica died under it.
- *
- * Per statement, the only work added is picking the pool: a time and a position compared per
- * replica, round robin among those that qualify.
+ * Read replicas (DATABASE_REPLICA_URLS): the API's data reads on streaming standbys of the primary
+ * while they are recent enough (docs/ARCHITECTURE.md, Read replicas). Positions are probed every
+ * second, each on a connection of its own, so a burst of reads holding every pooled connection
+ * cannot make a healthy replica look stale. A statement that fails because of its replica runs
+ * again on the primary. Per statement the only added work is picking the pool: a time and a
+ * position compared per replica, round robin among those that qualify.
  */
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../domain/errors';

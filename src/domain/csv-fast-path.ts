@@ -1,12 +1,10 @@
 /**
  * The common shape of an imported candle line, validated from its bytes: the time as Unix
- * milliseconds or `YYYY-MM-DDTHH:MM:SS[.fff]Z`, five plain decimals (`-?(0|[1-9]\d*)(\.\d+)?`,
- * no sign, spaces or quotes), nothing else. A line of that shape that passes every rule of
- * `parseCandleRow` is written as the general path writes it; any other line (another time
- * form, an exponent, a leading zero, a quote, a space, a row that breaks a rule) is left to
- * the general parser, which accepts it or names the problem. So this path never rejects, and
- * what it accepts, it writes byte for byte as `parseCandleRow` then `writeCandle` would
- * (test/unit/csv-fast-path.test.ts checks both on generated lines).
+ * milliseconds or `YYYY-MM-DDTHH:MM:SS[.fff]Z`, five plain decimals (`-?(0|[1-9]\d*)(\.\d+)?`),
+ * nothing else. Any other line (another time form, an exponent, a leading zero, a quote, a space,
+ * a row that breaks a rule of `parseCandleRow`) is left to the general parser, so this path never
+ * rejects, and what it accepts it writes byte for byte as `parseCandleRow` then `writeCandle`
+ * would (test/unit/csv-fast-path.test.ts checks both on generated lines).
  */
 import type { AsciiText } from './ascii-text';
 import type { CandleInput } from './csv-rows';

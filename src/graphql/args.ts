@@ -1,12 +1,9 @@
 /**
- * GraphQL arguments derived from an endpoint's declaration (domain/params): one argument per
- * parameter, in order, typed by its kind (String, Int, Boolean, [String!]), non-null when
- * required or defaulted, with the parameter's GraphQL name, description and default. The
- * resolver hands the arguments back to the endpoint as they came, so both transports are checked
- * by the same parser.
- *
- * The classes are made once per endpoint, when the schema is first built (their shape does not
- * depend on the configured venue names): resolvers name them as `@Args(() => argsType('ohlcv'))`.
+ * GraphQL arguments derived from an endpoint's declaration (domain/params): one per parameter, in
+ * order, typed by its kind, non-null when required or defaulted, with its GraphQL name, description
+ * and default. The resolver hands them back to the endpoint as they came, so both transports are
+ * checked by the same parser. The classes are made once per endpoint (their shape does not depend
+ * on the venue names): resolvers name them as `@Args(() => argsType('ohlcv'))`.
  */
 import { ArgsType, Field, Int } from 'type-graphql';
 import type { Param, RawParams } from '../domain/params/param';

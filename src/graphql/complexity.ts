@@ -1,11 +1,10 @@
 /**
- * Depth and cost limits: a document that would do unbounded work is refused before
- * execution with QUERY_TOO_COMPLEX (HTTP 400). Cost counts one per field, plus, for a data
- * field, the rows its endpoint can return per 100 and the symbols its arguments name (the endpoint's
- * `bounds`, domain/params/market-endpoints.ts: candles their limit, funding the funding hours of the
- * window up to the server's now, features and multiAsset a full page); a field under
- * `markets` counts once per market (estimated).
- * Introspection (__schema, __type) is bounded by the schema and not counted.
+ * Depth and cost limits: a document that would do unbounded work is refused before execution with
+ * QUERY_TOO_COMPLEX (HTTP 400). Cost: one per field, plus for a data field the rows its endpoint
+ * can return per 100 and the symbols its arguments name (its `bounds` in
+ * domain/params/market-endpoints.ts: candles their limit, funding the window's hours up to now,
+ * features and multiAsset a full page); a field under `markets` counts once per market
+ * (estimated). Introspection (__schema, __type) is bounded by the schema and not counted.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import {

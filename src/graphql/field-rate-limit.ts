@@ -1,12 +1,9 @@
 /**
- * Per-field rate limits for expensive GraphQL fields, with graphql-rate-limit.
- *
- * graphql-rate-limit's own stores read the call timestamps, then write them back: two
- * concurrent calls can both pass. Here the limiter runs read-only and its store's read *is*
- * the atomic check-and-increment of the shared quota store (memory or Redis), so a field
- * limit holds across instances and under concurrency like the request quotas do. A refused
- * call consumes nothing and carries retry_after_secs.
- *
+ * Per-field rate limits for expensive GraphQL fields, with graphql-rate-limit. Its own stores read
+ * the call timestamps, then write them back, so two concurrent calls can both pass; here the
+ * limiter runs read-only and its store's read *is* the atomic check-and-increment of the shared
+ * quota store (memory or Redis), so a field limit holds across instances and under concurrency.
+ * A refused call consumes nothing and carries retry_after_secs.
  * Use: `@RateLimited({ max: 30, windowMs: 60_000 })` on a resolver method.
  */
 import { getGraphQLRateLimiter } from 'graphql-rate-limit';

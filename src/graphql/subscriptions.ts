@@ -1,20 +1,10 @@
 /**
- * GraphQL over WebSocket (graphql-ws, subprotocol graphql-transport-ws) on the HTTP server's
- * port and path, /graphql, beside Apollo's HTTP handler. The same access rules as HTTP:
- *
- * - the key comes in `connection_init` (`{"apiKey": "qp_..."}`) or in the upgrade request's
- *   X-API-Key header; missing, invalid or revoked closes the socket with 4403 UNAUTHORIZED;
- * - every `subscribe` message is one request against the key's quotas, then the document is
- *   checked (parse, validation, the cost rules), then a subscription is opened through
- *   SubscriptionsService (its endpoint's 400s, the plan's 403s, the key's cap on open
- *   subscriptions). Every refusal is a graphql-ws `error` message with the REST code and
- *   extras in `extensions`, request_id included; the socket stays open;
- * - the keys of open sockets are checked every REVOCATION_CHECK_MS: a revoked key's sockets
- *   close with 4403 UNAUTHORIZED within a second, on every instance;
- * - a client that stops answering pings (`GRAPHQL_WS_KEEPALIVE`) is dropped.
- *
- * Queries and mutations may come over the socket too: they count and are checked the same way
- * and run on graphql-js.
+ * GraphQL over WebSocket (graphql-ws, graphql-transport-ws) on the HTTP server's /graphql, with
+ * HTTP's access rules (docs/ARCHITECTURE.md, Events and subscriptions): the key comes in
+ * `connection_init` or the upgrade's X-API-Key, else close 4403; each `subscribe` counts as one
+ * request, is checked and opened through SubscriptionsService, and a refusal is a graphql-ws
+ * `error` with the REST code in `extensions` (the socket stays open); a revoked key's sockets
+ * close within REVOCATION_CHECK_MS; a client that stops answering pings is dropped.
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
@@ -221,6 +211,7 @@ export function attachSubscriptions(server: http.Server, deps: SubscriptionServe
             limitField: deps.limitField,
             loaderServices: deps.loaders,
           });
+          // Queries and mutations may come over the socket too: counted and checked as above, run on graphql-js.
           if (checked.operation.operation === 'subscription') {
             const stream = openStream(deps, principal, checked.operation, checked.variables);
             ctx.extra.opened!.set(id, stream);

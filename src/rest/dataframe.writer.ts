@@ -1,15 +1,10 @@
 /**
- * `format=parquet` and `format=arrow` (docs/DECISIONS.md, "Dataframe formats"): a page as one
- * typed table for pandas and polars. `time` is a UTC millisecond timestamp; every other column
- * an exact Decimal128(38, s), its unscaled integer taken from the API's decimal string digit
- * by digit (never through a double); null stays null. Column names and order are the CSV's.
- *
- * Arrow: the IPC stream format, written by apache-arrow. Parquet: the same stream handed to
- * parquet-wasm (the Apache Arrow Rust Parquet writer compiled to WebAssembly, no native build),
- * which maps Decimal128(38, s) to FIXED_LEN_BYTE_ARRAY(16) DECIMAL(38, s) and the timestamp to
- * INT64 TIMESTAMP(isAdjustedToUTC=true, MILLIS), zstd-compressed. A page is at most 10,000 rows
- * (under 1 MB as Arrow), so it is built whole, tagged over its bytes, then sent with
- * Content-Length; errors stay JSON envelopes because the bytes are built after the read.
+ * `format=parquet` and `format=arrow` (docs/DECISIONS.md, "Dataframe formats"): a page as one typed
+ * table for pandas and polars, columns named and ordered as the CSV's. `time` is a UTC millisecond
+ * timestamp; every other column an exact Decimal128(38, s) built from the decimal string digit by
+ * digit (never through a double); null stays null. Arrow: the IPC stream (apache-arrow); Parquet:
+ * that stream through parquet-wasm, zstd. A page (at most 10,000 rows) is built whole, tagged over
+ * its bytes and sent with Content-Length; errors stay JSON because the bytes come after the read.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -157,7 +152,10 @@ export function arrowStream<Row>(page: DataframePage<Row>): Uint8Array {
 
 let parquetWasm: Promise<typeof ParquetWasm> | undefined;
 
-/** Arrow IPC stream -> Parquet. The WebAssembly module (5 MB) is loaded on the first call. */
+/**
+ * Arrow IPC stream -> Parquet: Decimal128(38, s) becomes FIXED_LEN_BYTE_ARRAY(16) DECIMAL(38, s), the
+ * time INT64 TIMESTAMP(isAdjustedToUTC=true, MILLIS). The WebAssembly module (5 MB) is loaded on the first call.
+ */
 export async function parquetOf(arrowIpc: Uint8Array): Promise<Uint8Array> {
   const pw = await (parquetWasm ??= import('parquet-wasm'));
   // Both are consumed by writeParquet (their WebAssembly memory freed).

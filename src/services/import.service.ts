@@ -1,12 +1,10 @@
 /**
- * CSV import of candles and funding rates. Every row is validated while it streams into
- * the database inside one transaction: one bad row rejects the file with `file:line: reason`
- * and nothing of it is written. Re-importing the same rows is idempotent (upsert).
- *
- * The file is read in blocks of bytes, its lines found and checked (csv-lines.ts). A candle line of the common shape is
- * validated from its bytes and written straight into the COPY text (csv-fast-path.ts); any
- * other line goes through the general parser (csv-rows.ts), which accepts it or names the
- * problem, so both paths accept and write the same rows.
+ * CSV import of candles and funding rates. Every row is validated while it streams into the
+ * database inside one transaction: one bad row rejects the file with `file:line: reason` and
+ * nothing of it is written; re-importing the same rows is idempotent (upsert). Lines are found in
+ * blocks of bytes (csv-lines.ts); a candle line of the common shape goes straight into the COPY
+ * text (csv-fast-path.ts), any other through the general parser (csv-rows.ts), which accepts the
+ * same rows or names the problem.
  */
 import { stat } from 'node:fs/promises';
 import type { CandleLineFrame } from '../db/candles.repository';

@@ -1,19 +1,10 @@
 /**
- * Prometheus metrics (prom-client), one registry per service instance (tests run several in
- * one process). What is counted, and where:
- * - every HTTP request, by method, route pattern and status (the request-context middleware);
- * - quota rejections by tier, dependency failures (database, redis, internal), from the errors
- *   each request ended with (REST error handler and GraphQL context/plugin note them);
- * - job runs and durations (the quality schedule, demo seeding);
- * - ingestion: venue requests by status, weight spent, socket reconnects, rejected rows, rows
- *   stored, and the lag of every ingested series (read from the ingest status at scrape time);
- * - subscriptions: open sockets and subscriptions (read at scrape time), events published by
- *   type and values delivered;
- * - read replicas (DATABASE_REPLICA_URLS): whether each serves, its lag, and where the data
- *   reads ran, read from the replica router at scrape time;
- * - freshness read from the database at scrape time: the newest feature row per timeframe and
- *   the newest and oldest quality computation (bounded: a slow or absent database leaves the
- *   gauges empty and counts a scrape error instead of hanging /metrics).
+ * Prometheus metrics (prom-client), one registry per service instance (tests run several in one
+ * process): HTTP requests by route and status, quota rejections, dependency failures, job runs,
+ * ingestion (venue requests, weight, reconnects, rows, lag), subscriptions, read replicas and data
+ * freshness. Current state (lags, sockets, replicas, freshness) is read at scrape time; the
+ * database reads are bounded, so a slow or absent database leaves those gauges empty and counts a
+ * scrape error instead of hanging /metrics.
  */
 import client from 'prom-client';
 import type { RouterStats } from '../db/replica-router';

@@ -1,12 +1,10 @@
 /**
- * Binance spot, the spot venue. Documented at developers.binance.com (Spot API): `GET
- * /api/v3/klines?symbol&interval&startTime&endTime&limit` answers at most 1,000 rows, each the
- * array [openTime, open, high, low, close, volume, closeTime, quoteVolume, trades,
- * takerBuyBase, takerBuyQuote, ignore] with decimals as strings; weight 2; every answer reports
- * `X-MBX-USED-WEIGHT-1M`; 429 carries Retry-After and requests sent during it earn a 418 ban.
- * The combined stream `/stream?streams=btcusdt@kline_1m/...` wraps each event as
- * {"stream","data":{"e":"kline","s",...,"k":{t,T,s,i,o,c,h,l,v,n,x,...}}}; `k.x` is true once,
- * when the kline closes. The server pings every 20 s (ws answers pongs itself).
+ * Binance spot, the spot venue (developers.binance.com, Spot API). `GET /api/v3/klines` answers at
+ * most 1,000 rows, arrays [openTime, open, high, low, close, volume, closeTime, ...] with decimals
+ * as strings, weight 2; every answer reports `X-MBX-USED-WEIGHT-1M`; a 429 carries Retry-After and
+ * requests sent during it earn a 418 ban. The combined stream wraps each event as
+ * {"stream","data":{"e":"kline",...,"k":{...}}}; `k.x` is true once, when the kline closes. The
+ * server pings every 20 s (ws answers pongs itself).
  */
 import { z } from 'zod';
 import { baseQuote } from '../domain/ingest-settings';

@@ -1,12 +1,10 @@
 /**
- * Hyperliquid, the perpetual venue (hourly funding on every contract). Documented at
- * hyperliquid.gitbook.io, "API": `POST /info` with `candleSnapshot` (rows {t,T,s,i,o,c,h,l,v,n},
- * decimals as strings, at most 5,000 per answer and only the 5,000 most recent candles of an
- * interval exist) and `fundingHistory` ({coin,fundingRate,premium,time}, at most 500 per
- * answer, paged forward by time); weights 20 per info request plus 1 per 60 candles or per 20
- * funding rows returned, 1,200 per minute per IP. The WebSocket pushes
- * {"channel":"candle","data":{...}} for the open candle again and again; a candle is closed
- * once a candle with a later open time arrives. Its own `premium` is validated, not stored.
+ * Hyperliquid, the perpetual venue (hourly funding; hyperliquid.gitbook.io, "API"). `POST /info`:
+ * `candleSnapshot` (rows {t,T,s,i,o,c,h,l,v,n}, decimals as strings, at most 5,000 per answer, and
+ * only the 5,000 most recent candles of an interval exist) and `fundingHistory` (at most 500 per
+ * answer, paged forward by time); weight 20 per request plus 1 per 60 candles or 20 funding rows,
+ * 1,200 per minute per IP. The WebSocket pushes the open candle again and again: a candle is
+ * closed once one with a later open time arrives. Its `premium` is validated, not stored.
  */
 import { z } from 'zod';
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';

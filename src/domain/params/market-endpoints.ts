@@ -1,12 +1,9 @@
 /**
- * Every endpoint of the API, declared once (see endpoint.ts): its parameters in check order, the rules
- * between them, the request they make, and how much a page can hold. Services parse with these
- * (REST query strings and GraphQL arguments alike), the OpenAPI document lists these parameters
- * and codes, GraphQL derives its arguments from them, and the GraphQL cost rules read their
- * bounds.
- *
- * Check order within an endpoint: each parameter in turn, each rule right after the parameter it
- * names. Tier rules (403) come after the whole endpoint, in the services.
+ * Every endpoint of the API, declared once (see endpoint.ts): its parameters in check order, the
+ * rules between them, the request they make, and how much a page can hold. REST and GraphQL parse
+ * with these, the OpenAPI document and the GraphQL arguments derive from them, and the cost rules
+ * read their bounds. Check order: each parameter in turn, each rule right after the parameter it
+ * names; tier rules (403) come after the whole endpoint, in the services.
  */
 import { AppError } from '../errors';
 import { FUNDING_TIMEFRAME_FEATURES } from '../feature-catalogue';

@@ -1,12 +1,9 @@
 /**
- * The one access path for every /v1 route and every GraphQL operation: authenticate the API
- * key (401), then count the request against the key's daily and per-minute quotas (429),
- * returning the quota status the rate-limit headers report. Parameter validation and tier
- * rules come after, in the domain services.
- *
- * Key lookups are cached for KEY_CACHE_TTL_MS, so at load a key costs at most a couple of
- * database reads per second per instance, and a revocation is seen by every instance within
- * that bound.
+ * The one access path for every /v1 route and every GraphQL operation: authenticate the API key
+ * (401), then count the request against the key's daily and per-minute quotas (429), returning the
+ * quota status the rate-limit headers report. Parameters and tier rules come after, in the domain
+ * services. Key lookups are cached for KEY_CACHE_TTL_MS, so under load a key costs at most a few
+ * database reads per second per instance, and every instance sees a revocation within that bound.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { KeysRepository } from '../../db/keys.repository';

@@ -1,12 +1,9 @@
 /**
- * Market events: what GraphQL subscriptions deliver. Every stored closed candle (ingestion,
- * the demo feed, imports, the rollups they complete), every stored funding rate and every
- * quality change is published once, after its transaction committed, so a subscriber never
- * hears of data a query cannot read yet. Payloads carry the values rendered exactly as the
- * query fields render them (read back from storage after the commit).
- *
- * The bus carries events between processes: Redis pub/sub with REDIS_URL (every gateway
- * instance and every `mds` process on one Redis), in process otherwise.
+ * Market events, what GraphQL subscriptions deliver: every stored closed candle (ingestion, the
+ * demo feed, imports, their rollups), funding rate and quality change, published once after its
+ * transaction committed, so a subscriber never hears of data a query cannot read yet. Payloads are
+ * read back from storage and rendered as the query fields render them. The bus: Redis pub/sub with
+ * REDIS_URL (every instance and every `mds` process on one Redis), in process otherwise.
  */
 import type { Candle, FundingRate } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';

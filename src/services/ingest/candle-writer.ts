@@ -1,11 +1,10 @@
 /**
- * The one write path of live data (ingested batches, repairs, the demo feed): under the
- * symbol's lock, one transaction upserts the closed candles as imported, rolls up the coarser
- * buckets they complete, and writes the feature tail of every timeframe whose bucket completed
- * and the funding/premium features when an hour completed or funding changed, so a crash
- * leaves all of it or none. Writes of one symbol run in order of arrival; a few symbols are
- * written at once. Quality stays on its schedule. What was stored is reported after the commit
- * (metrics, the subscriptions' events).
+ * The one write path of live data (ingested batches, repairs, the demo feed): under the symbol's
+ * lock, one transaction upserts the closed candles, rolls up the coarser buckets they complete and
+ * writes the features of every completed bucket (and the funding features when an hour completed
+ * or funding changed), so a crash leaves all of it or none. One symbol's writes run in order of
+ * arrival, a few symbols at once; quality stays on its schedule. What was stored is reported
+ * after the commit (metrics, the subscriptions' events).
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';

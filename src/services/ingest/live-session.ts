@@ -1,12 +1,10 @@
 /**
  * Following the venues once the leader lock is held: each venue's socket delivers closed 1m
- * candles; after every (re)connect the last INGEST_RECONCILE_CANDLES candles (and anything
- * missed since the newest stored one) are fetched over REST; a minute sweep fetches any closed
- * candle the socket did not deliver (a quiet market, a lost message); funding is polled after
- * each hour's settlement until the hour is there; gap repair runs on its schedule. Work on one
- * series runs in order (one queue per series); a few series are written at a time. A failed
- * step (database down, venue refusing) is logged and the series is caught up again after a
- * backoff: nothing is lost once the dependency returns.
+ * candles; after every (re)connect the last INGEST_RECONCILE_CANDLES (and anything missed) are
+ * fetched over REST; a minute sweep fetches what the socket did not deliver; funding is polled
+ * after each hour's settlement; gap repair runs on its schedule. One queue per series, a few
+ * series written at a time. A failed step (database down, venue refusing) is logged and the
+ * series caught up after a backoff: nothing is lost once the dependency returns.
  */
 import type { Logger } from '../../logger';
 import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen } from '../../domain/timeframe';
