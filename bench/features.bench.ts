@@ -1,12 +1,8 @@
 /**
- * Features and quality benchmark, on a PostgreSQL server:
- *  1. Full technical-feature computation for one series of 525,600 1m candles (a year):
- *     time and peak RSS of the computing process; then 60 candles appended and the
- *     incremental recompute timed.
- *  2. GET /v1/features with all 15 technical features, 10,000 rows, against GET /v1/ohlcv
- *     of the same 10,000 candles, p50 of sequential requests, same run.
- *  3. The quality job over the demo data set.
- *
+ * Features and quality benchmark, on a PostgreSQL server: the technical features of a year of 1m
+ * candles computed whole (time, peak RSS) and then incrementally after 60 appended; GET
+ * /v1/features with all 15 features against /v1/ohlcv, 10,000 rows each; the quality job over the
+ * demo data. Options: bench/README.md.
  *   npm run bench:features -- [--requests 100]
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -1,11 +1,10 @@
 /**
- * The floor of the HTTP benchmarks: what a 10,000-row page costs at the least. Plain node:http
- * and pg, no Express, no auth, no quota, no validation, no logging, and none of the service's
- * code: a plain query (rows as arrays, every value as PostgreSQL's text), the timestamp
- * formatted in JS, the JSON bytes built by hand.
+ * The floor of the HTTP benchmarks: what a 10,000-row page costs at the least. Plain node:http and
+ * pg, none of the service's code: a plain query (rows as arrays, values as PostgreSQL's text), the
+ * time formatted in JS, the JSON built by hand. The bench checks that its bytes equal the
+ * gateway's before it times anything.
  *   GET /ohlcv?series=ID&timeframe=1m&start=ISO&end=ISO&limit=N&symbol=S&exchange=E
  *   GET /features?series=ID&timeframe=1m&start=ISO&end=ISO&features=a,b,c&symbol=S&exchange=E
- * The bench checks that its bytes equal the gateway's before it times anything.
  */
 import http from 'node:http';
 import pg from 'pg';

@@ -1,26 +1,10 @@
 /**
- * Follow benchmark: the server ingesting 10 symbols on both venues (20 series of 1m candles,
- * each closing every minute) from the local venue simulator, on PostgreSQL with Redis quotas.
- * For every series and every minute close, the time from the venue's close (the minute
- * boundary: the simulator pushes the final kline and the next candle then) to the moment the
- * closed candle is served by GET /v1/ohlcv with the venue's final close, and its row by GET
- * /v1/features. Targets: p50 at most 500 ms, p99 at most 2 s, over --minutes (default 10);
- * the server's RSS flat (sampled every 5 s; the trend after the first two minutes reported).
- *
- * The first --warmup minute(s) (default 1) after the backfill are measured but not counted:
- * right after start the service is still spending Hyperliquid weight on the reconciliation
- * of every series (10 symbols need about two minutes of the default budget of 600/min), and
- * a series' live candle waits behind its reconciliation.
- *
- * The server runs as a separate process (`node dist/src/server.js`, INGEST_SYMBOLS set), the
- * simulator and the pollers in this one. From each boundary, one poller per series asks for
- * that single minute every --poll ms (default 100: the resolution of the figures) on
- * /v1/ohlcv until it is there with the venue's close, then on /v1/features until its row is
- * there (20 pollers, about 200 requests/s while they wait: a poller per series and endpoint
- * at 50 ms made the benchmark's own load the main cost on this 2-core machine).
- *
+ * Follow benchmark: the server (its own process) ingests 10 symbols on both venues from the venue
+ * simulator, on PostgreSQL with Redis quotas. Per series and minute close: the time from the
+ * venue's close until /v1/ohlcv serves the candle with that close, then /v1/features its row
+ * (goals p50 <= 500 ms, p99 <= 2 s, RSS flat). The first --warmup minutes are not counted: the
+ * start-up reconciliation still spends venue weight. Options: bench/README.md.
  *   npm run bench:follow -- [--minutes 10] [--warmup 1] [--poll 100]
- *   (`npm run bench:follow`). BENCH_PG_URL and BENCH_REDIS_URL name the servers.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
@@ -101,7 +85,11 @@ async function main(): Promise<void> {
     }
     console.log(`server pid ${server.pid}: ${SERIES.length} series backfilled (3 h) and following after ${((Date.now() - started) / 1000).toFixed(1)} s; RSS ${rssMb(server.pid)} MB; polling every ${POLL_MS} ms`);
 
-    /** Poll one minute of one series until served; the ms from `boundary`, or null after 30 s. */
+    /**
+     * Poll one minute of one series until served; the ms from `boundary`, or null after 30 s. One
+     * poller per series, /v1/ohlcv then /v1/features (not one per endpoint): the benchmark's own
+     * requests must not become the main load on the machine.
+     */
     const served = async (boundary: number, path: string, ok: (rows: Array<Record<string, string>>) => boolean): Promise<number | null> => {
       for (;;) {
         const at = Date.now();

@@ -1,23 +1,10 @@
 /**
- * Import benchmark, side by side in one run on the same file. Per round, each on a fresh
- * database (created and migrated untimed):
- *   floor) `psql \copy` of candles.csv into `floor_candles`, a table with the candles table's
- *          columns, types, checks and primary key (series and timeframe as defaults);
- *   candles) the same `\copy` into `candles` itself (for reference: its foreign key to
- *          `series` is checked per row, which the floor's table does not have);
- *   mds)   `mds import candles --exchange perp --symbol BENCH-USDT --timeframe 1m --file candles.csv`
- *          as a user runs it: its own process, which also rolls up, computes the features and
- *          the quality of the symbol. The import step is the command's own `duration_ms.import`;
- *          the whole command is its wall time; peak RSS and its CPU time from /usr/bin/time.
- * Also the CPU time of each run's server processes (from /proc, sampled every 25 ms): on a
- * machine whose cores other work shares, times stretch while CPU seconds hold.
- * The three rotate which goes first; the server is checkpointed before each measurement.
- *
+ * Import benchmark, side by side on the same file, each on a fresh database: the floor (`psql
+ * \copy` into `floor_candles`, with the candles table's columns, checks and key), the same `\copy`
+ * into `candles` for reference, and `mds import candles` as a user runs it (its own process, which
+ * also rolls up and computes features and quality), the order rotating per round. Also the server
+ * processes' CPU time, which holds when other work stretches times. Options: bench/README.md.
  *   npm run bench:import -- [--rows 1000000] [--rounds 4] [--cpu-prof DIR]
- *   BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
- *   --cpu-prof DIR: one more, untimed mds run under `node --cpu-prof`, the profile in DIR.
- *   --without-foreign-keys: an experiment, not the product: the mds and candles runs' databases
- *   lose the foreign keys of candles and features to series before the run (what they cost).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,28 +1,10 @@
 /**
- * Ingest benchmark: backfill from the venues (`IngestService.sync`, what `mds sync` runs)
- * against the local venue simulator. One year of 1m Binance spot candles for one symbol
- * (525,600 rows), stored with the rollups to 5m/15m/1h/4h/1d, their features and the quality
- * records. Targets: at most 30 s with no rate limits, peak RSS under 500 MB.
- *
- * The simulator runs in this process; each measured sync runs in a child process of its own
- * (so its RSS is the service's alone), on a fresh PostgreSQL database created here and dropped
- * after. The child samples its RSS every 100 ms and times the phases by wrapping the methods
- * of the write path at run time (no source change): the COPY upsert, the rollups, the feature
- * precompute of each timeframe, the quality scores, and the venue requests.
- *
- * Runs, in order:
- *  - `--runs` (default 2) with no limits: the simulator's weight limits Infinity and the
- *    service's BINANCE_WEIGHT_PER_MINUTE 1,000,000;
- *  - `--limited-runs` (default 1) within the published limits: the simulator at Binance's 6,000
- *    weight/min and the service at its default budget (BINANCE_WEIGHT_PER_MINUTE 3,000);
- *  - `--pglite-runs` (default 1) with no limits on the embedded PGlite (`dataDir: 'memory'`),
- *    given up after `--pglite-timeout` seconds (default 180).
- * Then the time the same backfill needs within Binance's 6,000 weight/min and within the
- * service's 3,000, from the requests made x their weight.
- *
+ * Ingest benchmark: backfill from the venue simulator (`IngestService.sync`, what `mds sync` runs)
+ * of a year of 1m Binance spot candles with rollups, features and quality. Goals: at most 30 s with
+ * no rate limits, peak RSS under 500 MB. Each sync runs in a child process (its RSS the service's
+ * alone) on a fresh database, its phases timed by wrapping the write path's methods at run time:
+ * without limits, within the venues' limits, and on PGlite. Options: bench/README.md.
  *   npm run bench:ingest -- [--runs 2] [--limited-runs 1] [--pglite-runs 1]
- *   (`npm run bench:ingest`). BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
- *   names the server.
  */
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';

@@ -1,21 +1,9 @@
 /**
- * The read paths side by side, on a PostgreSQL server with Redis quotas (issue "fast
- * everywhere"), in one run:
- *  1. 10,000 1m candles: the floor server (bench/floor-server.ts: node:http + pg, a plain query
- *     with rows as arrays, the timestamp formatted in JS, the JSON built by hand), REST
- *     /v1/ohlcv, GraphQL `candles { data {...} }` and `candles { columns {...} }`, and the
- *     page as format=parquet and format=arrow;
- *  2. /v1/features with the 15 technical features over the same 10,000 minutes, against the
- *     floor's plain query of the same feature rows; and as parquet and arrow;
- *  3. a 304 revalidation (If-None-Match with the page's ETag) against the full 10k page;
- *  4. limit=100 pages at 32 connections (autocannon), gateway and floor throughput.
- * The bodies are checked first (gateway bytes equal to the floor's; GraphQL rows equal to
- * REST's). Sequential requests on one keep-alive connection, identity encoding. Each
- * comparison (REST/floor, GraphQL rows/REST, ...) is measured as its own pair: `--rounds`
- * rounds of `--per-round` requests of each path, the order flipping every round, so the
- * machine's drift falls on both alike and neither pays for a third path's garbage; `--runs`
- * repeats them; then every path in one rotation, for reference.
- *
+ * The read paths side by side, on PostgreSQL with Redis quotas: 10,000 1m candles from the floor
+ * (bench/floor-server.ts), REST, GraphQL rows and columns, Parquet and Arrow; /v1/features against
+ * the floor; a 304 revalidation; limit=100 pages at 32 connections. Bodies are checked first. Each
+ * comparison is its own pair, the order flipping every round, so the machine's drift falls on both
+ * alike and neither pays for a third path's garbage. Options: bench/README.md.
  *   npm run bench:ohlcv -- [--rounds 25] [--per-round 4] [--runs 2] [--seconds 10] [--skip-formats]
  */
 import { execFileSync } from 'node:child_process';

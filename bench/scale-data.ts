@@ -1,13 +1,10 @@
 /**
- * The scale benchmark's input: one symbol's 1m candles as the CSV `mds import candles` reads
- * (`time,open,high,low,close,volume`, ISO times, plain decimals). A deterministic random walk
- * per symbol, seeded by the symbol's number: the same symbol gets the same prices whatever day
- * the history is laid on.
- *
- * Prices are integers of ticks, so every row is valid exactly: open is the previous close,
- * high >= max(open, close), low <= min(open, close), low >= 1 tick, volume >= 1 unit of its
- * last place. Each symbol has its own price level (about 0.05 to 60,000) and places (2 for the
- * dear ones, up to 7 for the cheap ones: about six significant digits, as venues quote).
+ * The scale benchmark's input: one symbol's 1m candles as the CSV `mds import candles` reads. A
+ * deterministic random walk seeded by the symbol's number, so a symbol gets the same prices
+ * whatever day the history is laid on. Prices are integers of ticks, so every row is valid exactly
+ * (open the previous close, high and low bounding both, low and volume at least one unit of their
+ * last place); each symbol has its own level (about 0.05 to 60,000) and places (2 to 7: about six
+ * significant digits, as venues quote).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 

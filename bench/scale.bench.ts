@@ -1,46 +1,10 @@
 /**
- * Scale benchmark: does the service stay fast as the history grows from 1M to 50M 1m candles?
- *
- * On a fresh PostgreSQL database (`mds_scale_…` on the bench server, migrated by `mds migrate`)
- * it builds a history through the real import path: per symbol (`SYM000-USDT`, `SYM001-USDT`,
- * …, perpetual venue) one year of 1m candles (`--days`) written as CSV (bench/scale-data.ts) and
- * imported as a user would, `mds import candles --exchange perp --symbol S --timeframe 1m --file F`,
- * its own process (which also rolls up, computes the features and scores quality). Per import:
- * the import step (`duration_ms.import`), the whole command (wall time), rows/s of each, peak
- * RSS and CPU (/usr/bin/time).
- *
- * When the 1m candles stored first reach each checkpoint (default 1M, 10M, 50M), importing
- * pauses and a gateway (`dist/src/server.js`, its own process: PostgreSQL, Redis quotas, a scale
- * key) is measured:
- *  - the quality job over all series: the run the server makes at start (QUALITY_INTERVAL is
- *    a day, so it runs once), its duration from `/metrics` (`mds_job_duration_seconds`);
- *  - p50/p99 of sequential requests, one keep-alive connection, after a warm-up (one request
- *    per symbol of the rotation), at the start, middle and end of the history (end: the last
- *    10,000 minutes), rotating over the imported symbols: `/v1/ohlcv` 1m `limit=10000`,
- *    `/v1/multi-asset` field close over 30 symbols (all imported symbols while fewer), and
- *    `/v1/features` with the 15 technical features, each 10,000 rows from `start` (no `end`,
- *    as a client paging with `next_start` asks). Each route and position gets at most
- *    `--budget` seconds (at least 3 timed requests); answers other than 200 (a statement
- *    timeout is a 503) are recorded as findings, not fatal;
- *  - the gateway's RSS before and after the reads and its peak;
- *  - disk: pg_total_relation_size of `candles` and `features` (summed over their partitions
- *    when partitioned) over their row counts (every timeframe), the database's size, and its
- *    growth since it was empty (migrated) per 1m candle.
- * Output: `results.json` (every figure, written after each checkpoint), `summary.md` (the
- * markdown tables, also printed on stdout), and PNG (and SVG) charts in `--out`: read-latency,
- * import-throughput, bytes-per-row, memory. Progress goes to stderr.
- *
- *   npm run bench:scale -- [--symbols 100] [--days 365]
- *     [--checkpoints 1000000,10000000,50000000] [--requests 200] [--multi-requests 50]
- *     [--multi-symbols 30] [--budget 180] [--db-url postgres://…/postgres] [--keep]
- *     [--out bench/scale] [--render results.json]
- *
- * --db-url is the server the database is created on (default BENCH_PG_URL, else
- * postgres://postgres@127.0.0.1:5432/postgres); --keep leaves the database (its URL is
- * printed) instead of dropping it; --render FILE writes the tables and charts of a
- * results.json again into --out, measuring nothing. The full run (100 x 365 = 52.56M 1m
- * candles) needs an estimated 25-30 GB of free disk on the server. A small check:
- * --symbols 4 --days 10 --checkpoints 20000,57600 (a few minutes).
+ * Scale benchmark: does the service stay fast as the history grows from 1M to 50M 1m candles? On a
+ * fresh database it imports a year of 1m candles per symbol (bench/scale-data.ts) as a user would
+ * (`mds import candles`), and at each checkpoint measures a gateway: the quality job, p50/p99 of
+ * /v1/ohlcv, /v1/multi-asset and /v1/features across the history, its RSS, disk per row. Writes
+ * results.json, summary.md and charts to --out. Options and the disk a full run needs: bench/README.md.
+ *   npm run bench:scale -- [--symbols 100] [--days 365] [--checkpoints 1000000,10000000,50000000]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

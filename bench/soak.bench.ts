@@ -1,16 +1,9 @@
 /**
- * Soak, on a PostgreSQL server with Redis quotas: the gateway as a
- * separate process with the demo data, and from this process a steady mixed load for
- * --minutes (default 10) at --rate requests/s over --connections:
- *   /v1/ohlcv (1m, 1,000 rows), /v1/funding normalized, /v1/features (6 features, 1h),
- *   /v1/multi-asset (5 symbols), /v1/quality, /v1/markets, GraphQL (candles columns + quality),
- * all on a scale key; beside it one free key at 1 request/s, whose 429s past 10 per minute are
- * the intended ones. Each minute: throughput, p50/p99, non-2xx, the gateway's RSS (at the end
- * and the lowest of 5-second samples), a /metrics scrape (and the V8 heap in use from it).
- * Exit 1 on any error or non-2xx on the scale key, or any status but 200/429 on the free key;
- * the memory trends (least-squares slopes after the first two minutes) are reported for
- * reading, not enforced (a GC saw-tooth makes any fixed threshold arbitrary).
- *
+ * Soak, on PostgreSQL with Redis quotas: the gateway (its own process, demo data) under a steady
+ * mixed load of the routes and GraphQL on a scale key, beside a free key whose 429s are intended;
+ * each minute throughput, p50/p99, non-2xx, RSS and V8 heap. Exit 1 on any error or unexpected
+ * status; memory trends are reported, not enforced (a GC saw-tooth makes any fixed threshold
+ * arbitrary). Options: bench/README.md.
  *   npm run bench:soak -- [--minutes 10] [--rate 50] [--connections 8]
  */
 import { parseArgs } from 'node:util';

@@ -1,42 +1,10 @@
 /**
- * Subscriptions benchmark: GraphQL `candleClosed` subscriptions over graphql-ws, fanned out from
- * the store to the clients. 20 series (10 symbols on both venues) close a 1m candle per round,
- * written by the live write path (`CandleWriter.candles`, which publishes on Redis after its
- * commit) in this process; the gateway runs as its own process (`dist/src/server.js`, events
- * over Redis pub/sub) with 1,000 subscriptions open from this process (50 sockets x one
- * subscription per series: each event fans out to 50 subscribers). Figures:
- *
- * - fan-out latency per delivered event: the client's receipt minus the moment `writer.candles`
- *   resolved (its commit) for that candle; p50/p90/p99/max over every delivery, target p99 at
- *   most 200 ms; split into commit -> the event back from Redis (this process hears the channel
- *   too: the publisher's read-back and the publish) and from there to the client;
- * - deliveries against what was expected: nothing may be lost (the exit code says);
- * - memory per subscription: the gateway's RSS and V8 heap in use (from its /metrics, after a
- *   full GC forced through the inspector) with no socket, with the sockets and no subscription,
- *   with every subscription open, and after every socket closed;
- * - CPU per event: the gateway's utime+stime (/proc/<pid>/stat) over the measured rounds, per
- *   delivered event and per published close.
- *
- * Scenarios `NxS`: N gateway instances on the one Redis, S subscriptions on each (S/20 sockets
- * per instance), the same writer. Default `1x1000,2x500,2x1000` (one instance with 1,000; two with
- * 500 each; two with 1,000 each, every event then reaching 100 subscribers).
- *
- * The candles are those of past minutes (one minute further per round), written a round every
- * --interval ms (default 2 s, 30 times the real rate of 20 closes a minute), after --warmup
- * rounds not counted in the latencies. The symbols (BENCH0-USDT...) are names nothing else
- * publishes on a shared Redis. Each scenario's gateways allow exactly S subscriptions per key
- * (TIER_LIMITS), and after the sockets closed the same number is opened once more: a count the
- * service failed to release would be refused there (and its mds_graphql_subscriptions gauge must
- * read 0 once they closed).
- *
- * The clients and the writer share this process: its own event-loop delay over the rounds is
- * reported beside the figures (the part of a latency that is the measurement's). The subscribes
- * go out all at once, as clients reconnecting after a deploy would send them; one refused with
- * SERVICE_UNAVAILABLE is sent again, as a client retries it, and counted.
- *
- *   npx tsc -b tsconfig.build.json && node dist/bench/subscriptions.bench.js
- *     [--rounds 60] [--warmup 3] [--interval 2000] [--history 120] [--scenarios 1x1000,2x500,2x1000]
- *   (`npm run bench:subscriptions`). BENCH_PG_URL and BENCH_REDIS_URL name the servers.
+ * Subscriptions benchmark: `candleClosed` over graphql-ws, from the live write path (this process,
+ * publishing on Redis after each commit) to gateways of their own with subscriptions open: latency
+ * from commit to receipt (goal p99 <= 200 ms), nothing lost, memory per subscription, CPU per
+ * event, per scenario `NxS` (N gateways, S subscriptions each). Opening the same count again after
+ * closing catches a subscription the service failed to release. Options: bench/README.md.
+ *   npm run bench:subscriptions -- [--rounds 60] [--warmup 3] [--scenarios 1x1000,2x500,2x1000]
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,11 +1,9 @@
 /**
- * format=parquet and format=arrow on the four data routes, read back by readers that share no
- * code with the writers (apache-arrow writes the Arrow IPC stream, the Arrow Rust Parquet writer
- * in parquet-wasm the Parquet file): Parquet by DuckDB (its own C++ reader: values, the logical
- * column types and the file's physical schema), the Arrow stream by flechette (its own
- * JavaScript IPC decoder: unscaled decimals as integers, raw timestamps). Every value is
- * compared with the JSON answer to the same request, decimals as exact strings, never floats.
- * On the embedded database and (with DATABASE_URL) on PostgreSQL.
+ * format=parquet and format=arrow on the four data routes, read back by readers that share no code
+ * with the writers: Parquet by DuckDB (values, logical column types, the file's physical schema),
+ * the Arrow stream by flechette (unscaled decimals as integers, raw timestamps). Every value is
+ * compared with the JSON answer to the same request, decimals as exact strings, never floats. On
+ * the embedded database and (with DATABASE_URL) on PostgreSQL.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

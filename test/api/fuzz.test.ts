@@ -1,39 +1,10 @@
 /**
- * Bad input, fuzzed with fast-check: every REST route's query string, path, method and
- * headers, the bodies, content types and encodings of POST /v1/auth/keys, revocation hashes,
- * and GraphQL documents, variables and transports (GET, batches, content types, huge, deep and
- * wide documents), sent over real HTTP (node:http, so raw paths and junk percent-encoding reach
- * the server unnormalized) to the server in-process with the market fixtures loaded: on the
- * embedded database, and on PostgreSQL too (fewer runs) when DATABASE_URL is set.
- *
- * Properties, for every request:
- * - never a 5xx (nothing here breaks a dependency, so not even a 503);
- * - every response carries an X-Request-Id;
- * - a REST error body is the envelope `{ error, message, request_id }` (plus
- *   `retry_after_secs` / `upgrade_url`), its code one of the error family and its HTTP status
- *   the one `src/transport/http-status.ts` gives that code, `request_id` equal to the header;
- *   404 for unknown routes included;
- * - a GraphQL answer has `data` or a non-empty `errors` in which every error has
- *   `extensions.code`, and none is an internal error (DATABASE_ERROR, INTERNAL_SERVER_ERROR);
- * - no body holds a stack trace, a source path, `node_modules`, SQL or a database error, or
- *   "Prisma" (unless the request itself sent that text and an error message quotes it back);
- * - a huge or deep GraphQL document is answered within 5 s;
- * and at the end the server has logged no unexpected error.
- * One exception: a request head over 16 KB is refused by node:http itself (431, no body)
- * before the application sees it.
- *
- * Requests start from valid ones (so they reach the deeper checks) and mutate a few parts.
- * Each property logs its request count, time and the answers it got (`status code ×n`), so a
- * generator that stops reaching past the first check shows. The server's clock moves one minute
- * per request, so per-minute quotas and GraphQL field limits never hide the paths behind 429s.
- *
- * fast-check prints the seed and the shrunk counterexample of a failure. To replay:
- * `FUZZ_SEED=<seed> npm run jest -- test/api/fuzz.test.ts`; `FUZZ_SCALE=10` multiplies every
- * run count for a soak; `FUZZ_TRACE=1` prints every request and answer.
- *
- * The smallest failing requests the fuzzing found are kept, one case per defect, in
- * fuzz-regressions.test.ts. The HTTP client, the checks and the generators are in
- * test/helpers/fuzz/.
+ * Bad input, fuzzed with fast-check over real HTTP (node:http, so raw paths and junk percent-encoding
+ * reach the server unnormalized): every REST route, key creation and revocation, GraphQL documents,
+ * variables and transports; on the embedded database, and with DATABASE_URL on PostgreSQL (fewer
+ * runs). The properties are test/helpers/fuzz/checks.ts's. Replay a failure with
+ * `FUZZ_SEED=<seed> npm run jest -- test/api/fuzz.test.ts`; `FUZZ_SCALE=10` multiplies the runs,
+ * `FUZZ_TRACE=1` prints every exchange. Each defect found stays in fuzz-regressions.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import zlib from 'node:zlib';

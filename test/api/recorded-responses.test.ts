@@ -1,13 +1,10 @@
 /**
  * The whole contract, answer by answer, against a recording: status, headers (but Date and
  * X-Request-Id) and body of every case in recorded-responses.cases.ts, over real HTTP, on the
- * embedded database and (with DATABASE_URL) on PostgreSQL, which must give the same bytes.
- * What changes from run to run is masked (request ids, API keys, their hashes and hints, the
- * wall-clock times of key creation); the market data runs on a fixed clock.
- *
- * A change of behaviour fails here. When it is meant (a new field, a mended edge), re-record
+ * embedded database and (with DATABASE_URL) on PostgreSQL, which must give the same bytes. What
+ * changes between runs is masked; market data runs on a fixed clock. A meant change: re-record
  * with `RECORD_RESPONSES=1 npm test -- test/api/recorded-responses.test.ts`, read the diff of
- * test/fixtures/recorded-responses.json, and name the differences in the commit message.
+ * test/fixtures/recorded-responses.json and name the differences in the commit message.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

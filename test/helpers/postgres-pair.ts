@@ -1,14 +1,10 @@
 /**
  * A private PostgreSQL primary and its streaming standby on spare ports, for the read-replica
- * tests: never the machine's own cluster. initdb refuses to run as root, so the binaries run as
- * the postgres user (`runuser -u postgres`) when the tests run as root; the data directories
- * live under a temporary directory that user owns, removed by `destroy()`.
- *
- * The primary: wal_level=replica, a replication entry for 127.0.0.1 (initdb's trust
- * pg_hba.conf has one), durability off (fsync, full_page_writes: a test cluster). The standby:
- * `pg_basebackup -R` of the primary (primary_conninfo and standby.signal), hot_standby on. Either
- * side can be stopped, killed (SIGKILL to the postmaster and its children, as a crash) and
- * started again.
+ * tests: never the machine's own cluster. initdb refuses root, so as root the binaries run as the
+ * postgres user (`runuser -u postgres`), the data under a temporary directory it owns, removed by
+ * `destroy()`. The primary: wal_level=replica, durability off (a test cluster); the standby:
+ * `pg_basebackup -R`, hot_standby on. Either side can be stopped, killed (SIGKILL to the
+ * postmaster and its children, as a crash) and started again.
  */
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

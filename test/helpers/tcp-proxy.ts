@@ -1,15 +1,9 @@
 /**
- * A TCP proxy in front of a real server (the machine's PostgreSQL), so fault tests can make
- * the database "fail" without touching the shared server:
- *
- * - forwarding (the initial state): bytes flow both ways;
- * - `cut()`: every current connection is destroyed and the port stops listening, so new
- *   connections are refused (a crashed or stopped server);
- * - `blackhole()`: connections stay open and new ones are accepted, but nothing is forwarded
- *   in either direction (a network partition: the peer is silent, no RST, no FIN);
- * - `restore()`: back to forwarding. Connections held during a blackhole resume where they
- *   stopped (as a healed partition would), and connections accepted meanwhile are connected
- *   to the target then.
+ * A TCP proxy in front of a real server (the machine's PostgreSQL), so fault tests can make the
+ * database "fail" without touching the shared server. It forwards at first; `cut()` destroys every
+ * connection and stops listening (a crashed server); `blackhole()` keeps connections open and
+ * accepts new ones but forwards nothing (a partition: no RST, no FIN); `restore()` forwards again,
+ * held connections resuming where they stopped and those accepted meanwhile connected then.
  */
 import net from 'node:net';
 

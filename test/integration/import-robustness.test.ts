@@ -1,13 +1,9 @@
 /**
- * Imports that must not half-happen, on PGlite and on PostgreSQL:
- *
- * - a corrupt or truncated CSV (cut mid-line, a price that is not a number, a wrong header,
- *   binary garbage, a UTF-16 file) is refused with `file:line: reason`, and nothing at all is
- *   written: every row of candles, funding, features, quality and series is as it was, also
- *   when the bad line comes after the first COPY chunk (2,000 lines) and when the file
- *   re-imports stored times (the staging upsert path);
- * - the same series imported twice at once (in-process; and, on PostgreSQL, as two `mds import`
- *   processes) ends in exactly the state one import gives: candles, rollups, features, quality.
+ * Imports that must not half-happen, on PGlite and on PostgreSQL: a corrupt or truncated CSV (cut
+ * mid-line, a bad price, a wrong header, binary garbage, UTF-16) is refused with `file:line: reason`
+ * and nothing at all is written, also when the bad line comes after the first COPY chunk and when
+ * the file re-imports stored times (the staging path); the same series imported twice at once (in
+ * process, and on PostgreSQL as two `mds import` processes) ends as one import leaves it.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';

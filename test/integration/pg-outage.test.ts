@@ -1,20 +1,10 @@
 /**
- * PostgreSQL failing under a running server. The server (in-process) reaches its own fresh
- * database through a TCP proxy (test/helpers/tcp-proxy.ts), so the machine's PostgreSQL is
- * never stopped: the proxy cuts every connection and refuses new ones (a server that went
- * down), or goes silent (a network partition), and is then restored.
- *
- * The bounds asserted are the configured timeouts plus slack, not performance targets: the
- * server runs here with DATABASE_CONNECT_TIMEOUT=1s and DATABASE_QUERY_TIMEOUT=2s, so no
- * request may take BOUND_MS or longer whatever PostgreSQL does.
- *
- * The quotas live in Redis when REDIS_URL is set (else in memory): they keep working while
- * PostgreSQL is away, and /health says which dependency failed.
- *
- * The clock is manual and held still, so the 0.5 s API-key cache never expires by itself:
- * first the requests authenticate from the cache and fail while reading market data (REST 503;
- * GraphQL 200 with errors, as the error happens during execution), then the clock moves on and
- * the key lookup itself fails (REST 503; GraphQL HTTP 503, a refusal before execution).
+ * PostgreSQL failing under a running server that reaches its own database through a TCP proxy
+ * (test/helpers/tcp-proxy.ts), so the machine's server is never stopped: the proxy cuts (a server
+ * down) or goes silent (a partition), then restores. The bounds asserted are the configured
+ * timeouts plus slack, not performance targets. Quotas (in Redis with REDIS_URL) keep working and
+ * /health names the failed dependency. The clock is held still: requests first pass the key cache
+ * and fail on the data, then, the clock moved on, the key lookup itself fails.
  */
 import { csvFile } from '../helpers/csv';
 import { manualClock, startTestServer, type Json, type TestServer } from '../helpers/server';

@@ -1,14 +1,9 @@
 /**
- * Read replicas (DATABASE_REPLICA_URLS) against a real streaming standby: a private primary and
- * its standby on spare ports (test/helpers/postgres-pair.ts), never the machine's cluster.
- *
- * Where a statement ran is told by the answer: with the standby's replay paused
- * (`pg_wal_replay_pause()`), a row written on the primary is on the primary only, so a read that
- * misses it ran on the replica and a read that has it ran on the primary.
- *
- * Two servers in process share the pair: one with REPLICA_MAX_LAG=1h (a paused replica stays
- * recent enough for an hour, so only routing and read-your-writes decide), one with 2s (the lag
- * bound and a killed replica).
+ * Read replicas (DATABASE_REPLICA_URLS) against a real streaming standby on spare ports
+ * (test/helpers/postgres-pair.ts). Where a statement ran is told by the answer: with the standby's
+ * replay paused, a row written on the primary is there only, so a read that misses it ran on the
+ * replica. Two servers share the pair: one with REPLICA_MAX_LAG=1h (a paused replica stays recent,
+ * so only routing and read-your-writes decide), one with 2s (the lag bound and a killed replica).
  */
 import type { MarketEvent } from '../../src/services/events/market-events';
 import type { Json } from '../helpers/json';

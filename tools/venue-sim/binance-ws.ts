@@ -1,13 +1,10 @@
 /**
- * Binance spot's market streams (real base: wss://stream.binance.com:9443):
- * - combined streams at /stream?streams=<a>/<b> wrap each event as {"stream":"<name>","data":<event>};
- *   raw streams at /ws/<name> send the event alone;
- * - <symbol>@kline_<interval> (symbol lowercase) pushes {"e":"kline","E":<ms>,"s":"BTCUSDT","k":{..}}
- *   with "x":false while the kline is open, and exactly once "x":true when it closes; an
- *   unknown stream is accepted and stays quiet;
- * - {"method":"SUBSCRIBE"|"UNSUBSCRIBE","params":[..],"id":n} → {"result":null,"id":n},
- *   LIST_SUBSCRIPTIONS → {"result":[..],"id":n}, errors as {"code":..,"msg":..,"id":..};
- * - a ping frame every pingIntervalMs (20 s); a connection that has sent no pong for a minute is dropped.
+ * Binance spot's market streams (real base: wss://stream.binance.com:9443): combined streams at
+ * /stream?streams=<a>/<b> wrap each event as {"stream","data"}, raw ones at /ws/<name> send it
+ * alone; <symbol>@kline_<interval> pushes "x":false while the kline is open and "x":true exactly
+ * once when it closes (an unknown stream stays quiet); SUBSCRIBE, UNSUBSCRIBE and
+ * LIST_SUBSCRIPTIONS answer {"result","id"}, errors {"code","msg","id"}; a ping every
+ * pingIntervalMs (20 s), and a connection without a pong for a minute is dropped.
  */
 import type WebSocket from 'ws';
 import type { Interval } from './intervals';

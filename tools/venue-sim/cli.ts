@@ -1,11 +1,9 @@
 /**
  * Runs the venue simulator by hand, to try the service against it without the internet:
- *
  *   npm run venue-sim -- [--port 9100] [--symbols BTC-USDT,ETH-USDT]
- *   (builds tools/ with tsconfig.dev.json into dist/tools: a development tool, not shipped)
- *
- * prints the four variables to export, then serves until Ctrl-C. A symbol BASE-QUOTE is the
- * Hyperliquid coin BASE and the Binance pair BASEQUOTE.
+ * (a development tool, built from tools/ into dist/tools, not shipped). Prints the four variables
+ * to export, then serves until Ctrl-C. A symbol BASE-QUOTE is the Hyperliquid coin BASE and the
+ * Binance pair BASEQUOTE.
  */
 import { parseArgs } from 'node:util';
 import { VenueSimulator } from './index';

@@ -1,12 +1,10 @@
 /**
- * Hyperliquid's info endpoint, POST {base}/info with a JSON body:
- * - candleSnapshot {req:{coin, interval, startTime, endTime?}}: the candles opening in
- *   [startTime, endTime] (endTime defaults to now), ascending, at most 5,000, only among the
- *   most recent N of the interval; weight 20 + 1 per 60 rows;
- * - fundingHistory {coin, startTime, endTime?}: hourly rates with `time` in the range,
- *   ascending, at most 500; weight 20 + 1 per 20 rows.
- * 1,200 weight per minute, then 429. A body that is not JSON is a 400, one that is not a known
- * request a 422, both as text (the venue's axum server). An unknown coin gives [].
+ * Hyperliquid's info endpoint, POST {base}/info with a JSON body: candleSnapshot {req:{coin,
+ * interval, startTime, endTime?}} gives the candles opening in [startTime, endTime ?? now],
+ * ascending, at most 5,000, only among the most recent N; fundingHistory {coin, startTime,
+ * endTime?} the hourly rates in range, at most 500. Weight 20 + 1 per 60 candles or 20 rates,
+ * 1,200 per minute, then 429. Not JSON: 400; not a known request: 422, both as text (the venue's
+ * axum server). An unknown coin gives [].
  */
 import type { Interval } from './intervals';
 import { malformObject } from './malform';

@@ -1,12 +1,9 @@
 /**
  * Hyperliquid's WebSocket (real: wss://api.hyperliquid.xyz/ws), JSON text frames:
- * - {"method":"subscribe","subscription":{"type":"candle","coin":"BTC","interval":"1m"}} is
- *   acknowledged {"channel":"subscriptionResponse","data":{"method":"subscribe","subscription":{..}}},
- *   then {"channel":"candle","data":{t,T,s,i,o,c,h,l,v,n}} is pushed again and again for the
- *   same open time while the candle is open (no closed flag); "unsubscribe" likewise;
- * - {"method":"ping"} gets {"channel":"pong"};
- * - {"method":"post","id":n,"request":{"type":"info","payload":{..}}} gets
- *   {"channel":"post","data":{"id":n,"response":{"type":"info","payload":{"type":..,"data":..}}}};
+ * - {"method":"subscribe","subscription":{"type":"candle",...}} is acknowledged on
+ *   "subscriptionResponse", then {"channel":"candle","data":{t,T,s,i,o,c,h,l,v,n}} is pushed again
+ *   and again while the candle is open (no closed flag); "unsubscribe" likewise;
+ * - {"method":"ping"} gets {"channel":"pong"}; {"method":"post",...} an info answer on "post";
  * - anything else gets {"channel":"error","data":"..."}.
  */
 import type WebSocket from 'ws';

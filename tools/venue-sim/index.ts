@@ -1,14 +1,10 @@
 /**
- * A local stand-in for Hyperliquid (perpetuals, funding) and Binance spot, speaking their
- * documented REST and WebSocket formats on 127.0.0.1, so no test or benchmark touches the
- * internet. Its market is deterministic (same request, same bytes) and driven by a clock the
- * test may share with the service; fault switches make it fail the ways the venues do.
- *
- *   const sim = await VenueSimulator.start({ now: clock });
- *   const service = await startTestServer({ clock, env: { ...sim.env, INGEST_SYMBOLS: 'BTC-USDT' } });
- *   sim.failNext('binance', 1, 429, 2);
- *   ...
- *   await sim.close();
+ * A local stand-in for Hyperliquid (perpetuals, funding) and Binance spot, speaking their REST and
+ * WebSocket formats on 127.0.0.1, so no test or benchmark touches the internet. Deterministic (same
+ * request, same bytes), on a clock the test may share with the service; fault switches fail the
+ * ways the venues do:
+ *   const sim = await VenueSimulator.start({ now: clock }); // sim.env: the service's variables
+ *   sim.failNext('binance', 1, 429, 2); ... await sim.close();
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,11 +1,9 @@
 /**
- * The simulated market as pure numbers: every value is a function of (coin, venue, interval,
- * open time) alone, so the same request always gets the same answer. A candle opens at the
- * venue's price at its open time and closes at the price at the next open time, so consecutive
- * candles chain (open of k+1 = close of k) on every interval. Prices are slow waves plus
- * per-minute hash noise around a base (BTC ~60,000, ETH ~3,000, others ~100); Binance spot
- * sits within ±0.05% of Hyperliquid's perpetual. Cheap by design: no aggregation, a few sines
- * and hashes per candle.
+ * The simulated market as pure numbers: every value is a function of (coin, venue, interval, open
+ * time) alone, so the same request always gets the same answer. A candle opens at the price at its
+ * open time and closes at the price at the next, so candles chain on every interval. Prices: slow
+ * waves plus per-minute hash noise around a base (BTC ~60,000, ETH ~3,000, others ~100), Binance
+ * within ±0.05% of Hyperliquid. Cheap by design: a few sines and hashes per candle.
  */
 import type { Interval } from './intervals';
 import type { SimVenue } from './venues';

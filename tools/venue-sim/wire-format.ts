@@ -1,11 +1,9 @@
 /**
  * The venues' wire formats for candles and funding, decimals as their strings:
- * - Hyperliquid: prices to 5 significant figures (at most 6 decimals) and sizes to the coin's
- *   szDecimals, without trailing zeros but with at least one decimal ("60123.0", "12.3456");
- *   objects {t,T,s,i,o,c,h,l,v,n}.
- * - Binance: 8 decimals on every decimal ("60123.45000000"), prices on the 0.01 tick (finer
- *   for cheap coins), quantities on 0.00001; klines as 12-element arrays, stream events as
- *   {e,E,s,k:{t,T,s,i,f,L,o,c,h,l,v,n,x,q,V,Q,B}}.
+ * - Hyperliquid: prices to 5 significant figures (at most 6 decimals), sizes to the coin's
+ *   szDecimals, no trailing zeros but one decimal at least ("60123.0"); objects {t,T,s,i,o,c,h,l,v,n}.
+ * - Binance: 8 decimals on every decimal ("60123.45000000"), prices on the 0.01 tick (finer for
+ *   cheap coins), quantities on 0.00001; klines as 12-element arrays, events as {e,E,s,k:{...}}.
  */
 import type { RawCandle, RawFunding } from './price-model';
 
