@@ -1,13 +1,10 @@
 #!/usr/bin/env node
 /**
- * The browser pages the service serves: /dashboard (web/dashboard) and /graphiql
- * (web/graphiql), bundled by esbuild from the project's own dependencies into dist/web/<page>/:
- * index.html (no-cache) and assets/ with content-hashed names (cached for a year). Part of
- * `npm run build`, so `npm install` builds them. `node scripts/build-web.js dashboard` builds one.
- *
- * GraphiQL 5 edits with Monaco, which runs its language services in web workers: the three
- * workers are bundled as entry points of their own, and the page is told their URLs at build
- * time (MonacoEnvironment in web/graphiql/main.ts), so nothing is fetched from a CDN.
+ * The browser pages the service serves, /dashboard and /graphiql (web/<page>), bundled by esbuild
+ * into dist/web/<page>/: index.html (no-cache) and content-hashed assets/ (cached for a year). Part
+ * of `npm run build`; `node scripts/build-web.js dashboard` builds one. GraphiQL's Monaco runs its
+ * language services in web workers: they are bundled as entry points of their own and their URLs
+ * given to the page at build time (web/graphiql/main.ts), so nothing is fetched from a CDN.
  */
 'use strict';
 const { mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
@@ -81,7 +78,7 @@ async function graphiql() {
   const assets = fresh('graphiql');
   // Workers first: the page needs their hashed names.
   const entries = Object.fromEntries(Object.entries(WORKERS).map(([label, spec]) => [`${label}.worker`, require.resolve(spec)]));
-  // No source maps here: 30 MB of maps of third-party code nobody steps through.
+  // No source maps here: large maps of third-party code nobody steps through.
   const w = await esbuild.build({ ...common, sourcemap: false, entryPoints: entries, outdir: assets, format: 'iife' });
   const workerUrls = {};
   for (const [label, spec] of Object.entries(WORKERS)) workerUrls[label] = outputsOf(w.metafile, path.relative(root, require.resolve(spec)), assets, 'graphiql').script;

@@ -1,7 +1,7 @@
 /**
  * Jest's global setup: the tests that start real processes (servers, `mds` commands) run the
- * compiled dist/, so bring it up to date with src/ first. An incremental build: about 1 s when
- * nothing changed, a few seconds after an edit.
+ * compiled dist/, so bring it up to date with src/ first. An incremental build, so a run with
+ * nothing changed pays little for it.
  */
 'use strict';
 const { execFileSync } = require('node:child_process');

@@ -48,8 +48,8 @@ FROM unnest($1::int[]) AS s(id)`;
 /**
  * Mean |perp - spot| / spot of series $1 and $2 at timeframe $3 over [$4, $5]: one range scan of
  * the window's partitions grouped by time, not a join of the two series (on partitions without
- * planner statistics a join was planned as a nested loop of range scans, 10,000 x 10,000 rows
- * on a week of 1m).
+ * planner statistics a join was planned as a nested loop of range scans, quadratic in the
+ * window's rows).
  */
 export const MEAN_BASIS_SQL = `
 SELECT avg(abs(perp - spot) / spot)::float8 AS basis

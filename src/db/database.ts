@@ -29,8 +29,8 @@ export interface QueryOptions {
   textRows?: boolean;
   /**
    * Turn each row into what the caller keeps, as it arrives: the query returns the mapped rows.
-   * On PostgreSQL the driver's rows are then never all held at once (on a 10,000-row page they
-   * doubled what the collector had to copy, bench/README.md).
+   * On PostgreSQL the driver's rows are then never all held at once (held beside the mapped rows,
+   * they are garbage the collector has to copy, bench/README.md).
    */
   mapRow?: (row: never) => unknown;
 }

@@ -1,23 +1,10 @@
 /**
- * Time partitions of candles and features (migration 20261126000000_time_partitions): each
- * timeframe is a table of its own, ranged by month (1m, 5m) or by year (coarser, and the funding
- * features), with no DEFAULT partition, so a row needs its partition to exist before it is
- * written.
- *
- * - Writers call `ensure` with the spans they are about to write, before the statement that
- *   writes them. The partitions are created by `mds_ensure_partitions` (SQL, the migration's)
- *   on a connection of its own and committed at once, also while the writer holds its
- *   transaction: the writer's later statements see them (PostgreSQL routes each statement by
- *   the partitions committed when it starts). PGlite has one connection: there the writer's
- *   own transaction runs it.
- * - Periods known to exist are remembered, so the live path's writes cost nothing here. Only
- *   those ending within the shortest retention (8 days) are remembered: an older partition may
- *   be dropped by another process's retention, so a write that old asks the database again.
- * - Retention (`dropBefore`) detaches a partition CONCURRENTLY (reads and writes of the other
- *   partitions go on) and then drops it; a detach left pending by a crash is finalized first.
- * - All of this only while `candles` has the service's own layout (LIST-partitioned by
- *   timeframe): a database whose operator made it a TimescaleDB hypertable or a Citus table
- *   of another layout (docs/SCALING.md) manages its own partitions, and this does nothing.
+ * Time partitions of candles and features (docs/ARCHITECTURE.md, Storage model): a table per
+ * timeframe, ranged by month or year, with no DEFAULT partition, so writers call `ensure` first.
+ * `mds_ensure_partitions` creates them on a connection of its own, committed at once, so the
+ * writer's later statements see them (PostgreSQL routes each statement by the partitions committed
+ * when it starts). Retention detaches CONCURRENTLY, then drops. A `candles` of another layout (a
+ * TimescaleDB hypertable, docs/SCALING.md) manages its own partitions: then this does nothing.
  */
 import type { Database, SqlSession } from './database';
 import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
@@ -96,7 +83,7 @@ export interface PartitionGuard {
   /**
    * The table a bulk write of one timeframe goes to: the timeframe's own table (`candles_1m`)
    * when the service manages the partitions, which spares PostgreSQL a level of routing per row
-   * (an import of 1M candles about 0.7 s faster, bench/README.md), else the table itself.
+   * of a bulk write (bench/README.md), else the table itself.
    */
   tableFor(table: PartitionedTable, timeframe: FeatureTimeframe): Promise<string>;
 }
@@ -110,7 +97,11 @@ export const READ_ONLY: PartitionGuard = {
 const NAME = /^(candles|features)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;
 
 export class Partitions {
-  /** `timeframe:periodStart` of the partitions known to exist (both tables). */
+  /**
+   * `timeframe:periodStart` of the partitions known to exist (both tables), so the live path's writes
+   * cost nothing here. Only those ending within MIN_RETENTION_MS: an older one may be dropped by
+   * another process's retention, so a write that old asks the database again.
+   */
   private readonly known = new Set<string>();
   /** Whether `candles` has the service's partitions (asked once). */
   private layout: Promise<boolean> | undefined;

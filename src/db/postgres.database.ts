@@ -1,20 +1,10 @@
 /**
- * Database on a PostgreSQL server: one pg pool shared by Prisma's adapter and raw SQL.
- *
- * Every wait on the server is bounded, so a server that is down, or a network that has gone
- * silent, costs a request a few seconds and a 503, never a hung socket:
- *
- * - getting a connection (a free one from the pool, or a new one) gives up after
- *   `connectionTimeoutMs` (DATABASE_CONNECT_TIMEOUT);
- * - a statement run on the pool (`query`, and every Prisma operation outside a transaction:
- *   all the API's reads) is cancelled by the server after `queryTimeoutMs`
- *   (DATABASE_QUERY_TIMEOUT, `statement_timeout`), and the client stops waiting for an
- *   answer QUERY_GRACE_MS later (`run` for `query`, pg's `query_timeout` for
- *   Prisma's statements), which covers a server that cannot even say so; the connection is
- *   then discarded;
- * - `session` and `transaction` (imports, rollups, feature writes, migrations, the quality
- *   job's lock) lift the statement timeout: a COPY of a large file legitimately runs longer.
- *   TCP keep-alive still notices a peer that has vanished under them.
+ * Database on a PostgreSQL server: one pg pool shared by Prisma's adapter and raw SQL. Every wait
+ * on the server is bounded, so a server that is down or a silent network costs a request a few
+ * seconds and a 503, never a hung socket: connecting gives up after `connectionTimeoutMs`; a pool
+ * statement is cancelled by the server after `queryTimeoutMs` and abandoned by the client
+ * QUERY_GRACE_MS later (its connection discarded); `session` and `transaction` (imports, migrations,
+ * locks) lift the statement timeout, and TCP keep-alive still notices a vanished peer.
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -35,7 +25,7 @@ export const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
  * A pooled connection idle this long is closed. Longer than a minute: clients that poll once a
  * minute (dashboards, the live path at every close) would otherwise find the pool empty at each
  * poll, and a new connection costs a process on the server whose first statements run on cold
- * catalog caches (measured at up to 100 ms per close in the follow benchmark).
+ * catalog caches.
  */
 export const IDLE_TIMEOUT_MS = 5 * 60_000;
 /** How much longer than the server's statement timeout the client waits for any answer. */
@@ -57,8 +47,8 @@ const TEXT_TYPES = { getTypeParser: () => (v: string) => v };
  * Run one statement on a client, its result handed over by pg's callback, giving up after
  * `timeoutMs` (when given) with pg's own read-timeout error (mapped to SERVICE_UNAVAILABLE).
  * Not pg's promise form nor its `query_timeout`: both set the query's callback after pg has
- * built the query, and on a 10,000-row read either one costs about 6 ms more garbage
- * collection per statement (measured in-process: 18 ms against 12 ms, bench/README.md).
+ * built the query, which leaves more garbage for the collector on every large read
+ * (bench/README.md).
  */
 function run(client: pg.ClientBase, config: pg.QueryConfig, timeoutMs?: number, mapRow?: QueryOptions['mapRow']): Promise<{ rows: unknown[] }> {
   return new Promise((resolve, reject) => {

@@ -1,14 +1,10 @@
 /**
- * Conditional GET for the REST data routes (docs/DECISIONS.md, "Caching"): a strong ETag
- * derived from what the response contains, `If-None-Match` answered with 304, and a
- * Cache-Control that lets a client keep closed history for a while.
- *
- * The tag is a truncated base64url SHA-256 over the format, the normalized parameters (an
- * `end` the client did not give counts as open, not as the request's clock), the rows as they
- * are sent and the next page's start, computed before any byte is written. A re-import, a
- * repair or a recompute that changes a row changes it; a candle stored after `end` does not.
- * The access path runs first, so a 304 comes after 401, 429, 400 and 403, counts against the
- * quotas and carries their headers.
+ * Conditional GET for the REST data routes (docs/DECISIONS.md, "Caching"): a strong ETag over what
+ * the response contains, `If-None-Match` answered with 304, and a Cache-Control that lets a client
+ * keep closed history. The tag hashes the format, the normalized parameters (an omitted `end`
+ * counts as open, not as the request's clock), the rows as sent and the next page's start, before
+ * any byte is written. The access path runs first, so a 304 comes after 401, 429, 400 and 403,
+ * counts against the quotas and carries their headers.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -88,7 +84,7 @@ export function pageCache(req: Request, format: Format, request: { end: number }
 
 /**
  * Send a JSON body built by a serializer, or 304 when the client holds it already. The body is
- * encoded once: the tag hashes the bytes that are sent (a 10,000-row page is 1.45 MB).
+ * encoded once (a full page is large): the tag hashes the bytes that are sent.
  */
 export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string): void {
   const bytes = Buffer.from(body);

@@ -16,9 +16,10 @@ import type { Exchanges } from '../domain/exchanges';
 
 export const LOOKBACK = 1_000;
 /**
- * Bars computed and written per step of a long recompute: with two steps being written and
- * one computed per timeframe, and two timeframes at once after an import, 50,000 keeps the
- * import of a million 1m candles under 400 MB (100,000 peaked at 308-392 MB; bench/README.md).
+ * Bars computed and written per step of a long recompute. The step bounds an import's memory
+ * (two steps being written and one computed per timeframe, two timeframes at once after an
+ * import): this one keeps it within the import's peak-RSS goal, which larger steps came close
+ * to (bench/README.md).
  */
 export const FEATURE_CHUNK_BARS = 50_000;
 /**

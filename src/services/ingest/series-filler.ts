@@ -154,8 +154,8 @@ export class SeriesFiller {
     const total: FillSummary = { rows: 0, gapSlots: 0 };
     let batch: CandleInput[] = [];
     // Written in turn with the fetch (up to PAGES_AHEAD pages stay in flight meanwhile). Writing
-    // a batch while the next was parsed and validated was tried: no faster on 2 cores (both
-    // are JavaScript on one event loop; bench/README.md) and two batches in memory.
+    // a batch while the next was parsed and validated was tried: no faster (both are
+    // JavaScript on one event loop; bench/README.md) and two batches in memory.
     const flush = async () => {
       await this.writer.candles(t.series, tf, batch);
       total.rows += batch.length;
