@@ -1,6 +1,6 @@
 /**
  * Which adapter serves each role. A third venue is one adapter file implementing VenueAdapter
- * (venue.ts) plus a change of one line here (docs/ARCHITECTURE.md, "Exchanges").
+ * (venue.ts) plus a change of one line here (CONTRIBUTING.md, "Add a venue").
  */
 import type { IngestConfig } from '../config';
 import { BinanceVenue } from './binance.venue';
