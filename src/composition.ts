@@ -8,6 +8,7 @@ import { openDatabase } from './db/open-database';
 import { ReplicaRouter } from './db/replica-router';
 import { Store } from './db/store';
 import { marketEndpoints, type MarketEndpoints } from './domain/params/market-endpoints';
+import { DependencyState, type DependencyEvent } from './domain/dependency-state';
 import { Exchanges } from './domain/exchanges';
 import { AccessService } from './services/access/access.service';
 import { CandlesService } from './services/candles.service';
@@ -102,13 +103,24 @@ export function liveSettings(config: Config, nowMs: number): LiveSettings {
   return { sinceMs: parseSince(c.since, nowMs), reconcileCandles: c.reconcileCandles, repairIntervalMs: c.repairIntervalMs, fundingDelayMs: c.fundingDelayMs };
 }
 
+/** A dependency's outage as two log lines: when it starts (warn) and when it ends (info). */
+export function logDependencyEvents(logger: Logger): (e: DependencyEvent) => void {
+  return (e) =>
+    e.kind === 'down'
+      ? logger.warn({ dependency: e.dependency, error: e.error }, `${e.dependency} unreachable`)
+      : logger.info({ dependency: e.dependency, failures: e.failures, down_ms: e.downMs }, `${e.dependency} reachable again`);
+}
+
 export async function openServices(config: Config, opts: OpenOptions = {}): Promise<Services> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const databaseHealth = new DependencyState('database', logDependencyEvents(logger));
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     dataDir: opts.dataDir ?? config.dataDir,
+    health: databaseHealth,
   });
   try {
     if (opts.migrate !== false) await migrate(db);
@@ -122,6 +134,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     db.kind === 'postgres' && config.databaseUrl && config.databaseReplicaUrls.length && opts.readReplicas !== false
       ? new ReplicaRouter(db, {
           primaryUrl: config.databaseUrl,
+          primaryLocator: db.locator,
           urls: config.databaseReplicaUrls,
           maxLagMs: config.replicaMaxLagMs,
           poolSize: config.databasePoolSize,
@@ -143,6 +156,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
             connectTimeoutMs: config.databaseConnectTimeoutMs,
             queryTimeoutMs: config.databaseQueryTimeoutMs,
             dataDir: 'memory',
+            health: databaseHealth,
+            locator: db.locator,
           }),
         )
       : store;
@@ -154,7 +169,6 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
     : new MemoryQuotaStore(clock);
   const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
-  const logger = opts.logger ?? createLogger(config.logLevel);
   const bus: EventBus = config.redisUrl
     ? new RedisEventBus({ url: config.redisUrl, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: redis') })
     : new MemoryEventBus();

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { parseConnectionUrl } from './db/connection-url';
 import { parseSince, parseSymbolList, parseSymbolMap, type SymbolMap } from './domain/ingest-settings';
 import { CANDLE_TIMEFRAMES, type CandleTimeframe } from './domain/timeframe';
 import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
@@ -29,8 +30,14 @@ const schema = z
     NODE_ENV: z.string().default('production'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('0.0.0.0'),
-    DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
-      message: 'must be a postgres:// or postgresql:// URL',
+    // libpq's URL, multi-host form included (postgresql://u@h1:5432,h2:5432/db?target_session_attrs=read-write).
+    DATABASE_URL: optionalString.superRefine((v, ctx) => {
+      if (v === undefined) return;
+      try {
+        parseConnectionUrl(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `must be a postgres:// or postgresql:// URL (${(err as Error).message})` });
+      }
     }),
     // At least 3: a lock holder (the quality job, an import under its symbol lock) keeps one
     // connection while the work uses up to two more (the feature precompute reads a chunk while it

@@ -3,6 +3,7 @@
  * what Prisma cannot do well (COPY-class bulk import, set-based rollups, the hot 10,000-row
  * reads). Two implementations: PostgreSQL server (pg pool) and embedded PGlite.
  */
+import type { PrimaryLocator } from './primary-locator';
 import type { PrismaClient } from './generated/prisma/client';
 
 export type Row = Record<string, unknown>;
@@ -61,5 +62,7 @@ export interface Database extends SqlSession {
    * transaction runs them).
    */
   readonly autonomous: Pick<SqlSession, 'query'> | null;
+  /** PostgreSQL: where new connections go (the primary of a multi-host URL); PGlite: none. */
+  readonly locator?: PrimaryLocator;
   close(): Promise<void>;
 }

@@ -1,8 +1,10 @@
 /** The one factory that chooses the storage: PostgreSQL with DATABASE_URL, else embedded PGlite. */
+import type { DependencyState } from '../domain/dependency-state';
 import type { Database } from './database';
 import { lockDataDir } from './datadir-lock';
 import { createPgliteDatabase } from './pglite.database';
 import { createPostgresDatabase } from './postgres.database';
+import type { PrimaryLocator } from './primary-locator';
 
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
@@ -12,16 +14,25 @@ export interface OpenDatabaseOptions {
   queryTimeoutMs?: number;
   /** PGlite directory; `memory` keeps everything in memory (tests). */
   dataDir: string | 'memory';
+  /** PostgreSQL: told of connection failures and successes (an outage logged once). */
+  health?: DependencyState;
+  /** PostgreSQL: share another database's choice of host (the pools of one server). */
+  locator?: PrimaryLocator;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    return createPostgresDatabase({
+    const db = createPostgresDatabase({
       url: opts.databaseUrl,
       poolSize: opts.poolSize ?? 10,
       connectionTimeoutMs: opts.connectTimeoutMs,
       queryTimeoutMs: opts.queryTimeoutMs,
+      health: opts.health,
+      locator: opts.locator,
     });
+    // A multi-host URL: find the primary before the first connection (a failed search leaves the first host).
+    if (!opts.locator && db.locator?.locates) await db.locator.search();
+    return db;
   }
   if (opts.dataDir === 'memory') return createPgliteDatabase(undefined);
   const release = lockDataDir(opts.dataDir);

@@ -12,9 +12,12 @@ import { pipeline } from 'node:stream/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
+import type { DependencyState } from '../domain/dependency-state';
+import { parseConnectionUrl } from './connection-url';
 import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
-import { mapUnavailable, withUnavailableMapping } from './unavailable';
+import { PrimaryLocator } from './primary-locator';
+import { isConnectionFailure, isLostConnection, isReadOnlyStatement, mapUnavailable, withUnavailableMapping } from './unavailable';
 
 // int8 (counts, epoch milliseconds) as number: every value we select fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -38,6 +41,46 @@ export interface PostgresOptions {
   connectionTimeoutMs?: number;
   /** Bound on one statement run on the pool, outside `session`/`transaction` (ms). */
   queryTimeoutMs?: number;
+  /** Where new connections go (one per server, shared by its pools); made from `url` when absent. */
+  locator?: PrimaryLocator;
+  /** Told of every connection failure and success: an outage is logged once. */
+  health?: DependencyState;
+}
+
+/** What a pool tells its locator and the dependency's state after each statement or connection attempt. */
+interface Watch {
+  locator: PrimaryLocator;
+  health?: DependencyState;
+}
+
+function noteFailure(w: Watch, err: unknown): void {
+  if (!isConnectionFailure(err)) return;
+  w.health?.failed(err);
+  if (isLostConnection(err)) w.locator.suspect();
+}
+
+/**
+ * Run a read, and once more on a fresh connection when the first attempt lost its connection
+ * (a failover, a restarted server): a statement that only reads is safe to repeat; writes never are.
+ */
+async function watched<T>(w: Watch, text: string | undefined, attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      const out = await attempt();
+      w.health?.succeeded();
+      return out;
+    } catch (err) {
+      noteFailure(w, err);
+      if (tries > 1 || text === undefined || !isLostConnection(err) || !isReadOnlyStatement(text)) throw err;
+    }
+  }
+}
+
+/** The text of a pg query config (a string, or an object with `text`). */
+function textOf(config: unknown): string | undefined {
+  if (typeof config === 'string') return config;
+  const text = (config as { text?: unknown } | null)?.text;
+  return typeof text === 'string' ? text : undefined;
 }
 
 /** Every value as its text: the type parsers of a `textRows` query. */
@@ -134,34 +177,54 @@ function sessionOf(client: pg.PoolClient): SqlSession {
   };
 }
 
-/** The pool of one server, with every wait bounded (above). */
-function boundedPool(opts: PostgresOptions): { pool: pg.Pool; readTimeoutMs: number } {
+/** The pool of one server, with every wait bounded (above), its connections on the located host. */
+function boundedPool(opts: PostgresOptions): { pool: pg.Pool; readTimeoutMs: number; watch: Watch } {
   const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const readTimeoutMs = queryTimeoutMs + QUERY_GRACE_MS;
+  const connectTimeoutMs = opts.connectionTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const locator = opts.locator ?? new PrimaryLocator(parseConnectionUrl(opts.url), connectTimeoutMs);
+  const watch: Watch = { locator, health: opts.health };
+  // Each new connection goes to the host located now (the pool's options carry no host).
+  class LocatedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, ...locator.config() });
+    }
+  }
   const pool = new pg.Pool({
-    connectionString: opts.url,
+    Client: LocatedClient,
     max: opts.poolSize,
-    connectionTimeoutMillis: opts.connectionTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    connectionTimeoutMillis: connectTimeoutMs,
     // The server cancels a statement after this (a session setting of every connection;
     // `session` lifts it while it holds the connection).
     statement_timeout: queryTimeoutMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     idleTimeoutMillis: IDLE_TIMEOUT_MS,
-  });
+    // target_session_attrs=read-write: a connection that landed on a node in recovery is closed.
+    onConnect: (client: pg.PoolClient) => locator.verify(client),
+  } as unknown as pg.PoolConfig);
   // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', () => undefined);
+  pool.on('error', (err) => noteFailure(watch, err));
   // Statements on the pool (ours and Prisma's adapter's) also stop waiting client-side: a
   // silent server never answers with the statement timeout. Checked-out clients keep none.
   const poolQuery = pool.query.bind(pool) as PoolQuery;
-  (pool as unknown as { query: PoolQuery }).query = (config, values, cb) => poolQuery(withReadTimeout(config, readTimeoutMs), values, cb);
-  return { pool, readTimeoutMs };
+  (pool as unknown as { query: PoolQuery }).query = (config, values, cb) => {
+    const bounded = withReadTimeout(config, readTimeoutMs);
+    if (typeof values === 'function' || typeof cb === 'function') return poolQuery(bounded, values, cb);
+    return watched(watch, textOf(config), () => poolQuery(bounded, values) as Promise<unknown>);
+  };
+  return { pool, readTimeoutMs, watch };
 }
 
 /** One statement on a pooled connection, bounded by the pool's read timeout (or a shorter one of its own). */
-function pooledQuery(pool: pg.Pool, readTimeoutMs: number): SqlSession['query'] {
-  return async <R extends object>(text: string, params: unknown[] = [], qo: QueryOptions = {}) => {
-    const client = await pool.connect().catch(mapUnavailable);
+function pooledQuery(pool: pg.Pool, readTimeoutMs: number, watch: Watch): SqlSession['query'] {
+  return <R extends object>(text: string, params: unknown[] = [], qo: QueryOptions = {}) =>
+    watched(watch, text, () => onPooledConnection<R>(pool, readTimeoutMs, text, params, qo)).catch(mapUnavailable);
+}
+
+async function onPooledConnection<R extends object>(pool: pg.Pool, readTimeoutMs: number, text: string, params: unknown[], qo: QueryOptions): Promise<R[]> {
+  {
+    const client = await pool.connect();
     // A connection dropping under the statement reaches it as an error; without a listener
     // the client's 'error' event would crash the process (as in `checkout`).
     const onError = () => undefined;
@@ -172,13 +235,13 @@ function pooledQuery(pool: pg.Pool, readTimeoutMs: number): SqlSession['query'] 
       return res.rows as R[];
     } catch (err) {
       failure = err as Error;
-      return mapUnavailable(err);
+      throw err;
     } finally {
       client.removeListener('error', onError);
       // As pool.query does: a connection whose statement failed or went unanswered is closed.
       client.release(failure);
     }
-  };
+  }
 }
 
 /** Statements on a pool of their own, nothing else: a read-only server (a replica), or a side channel. */
@@ -189,15 +252,15 @@ export interface PostgresReader {
 
 /** A pool without Prisma, sessions or transactions: for reads on a replica and the replicas' position polls. */
 export function createPostgresReader(opts: PostgresOptions): PostgresReader {
-  const { pool, readTimeoutMs } = boundedPool(opts);
+  const { pool, readTimeoutMs, watch } = boundedPool(opts);
   return {
-    query: pooledQuery(pool, readTimeoutMs),
+    query: pooledQuery(pool, readTimeoutMs, watch),
     close: () => pool.end().catch(() => undefined),
   };
 }
 
 export function createPostgresDatabase(opts: PostgresOptions): Database {
-  const { pool, readTimeoutMs } = boundedPool(opts);
+  const { pool, readTimeoutMs, watch } = boundedPool(opts);
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPg(pool) }));
 
   /**
@@ -206,7 +269,10 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
    * connection that failed is discarded; a healthy one goes back with the pool's timeout.
    */
   async function checkout<T>(kind: 'session' | 'transaction', fn: (s: SqlSession) => Promise<T>): Promise<T> {
-    const client = await pool.connect().catch(mapUnavailable);
+    const client = await pool.connect().catch((err) => {
+      noteFailure(watch, err);
+      return mapUnavailable(err);
+    });
     let broken = false;
     // A checked-out client has no listener of the pool's: without this one, a connection
     // dropping while the session holds it would be an unhandled 'error' event (a crash). The
@@ -220,11 +286,13 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
       const out = await fn(sessionOf(client));
       if (kind === 'transaction') await client.query('COMMIT').catch(mapUnavailable);
       else broken = await client.query('RESET statement_timeout').then(() => false, () => true);
+      watch.health?.succeeded();
       return out;
     } catch (err) {
+      noteFailure(watch, (err as { cause?: unknown }).cause ?? err);
       // A failed session's connection is in an unknown state; a failed transaction's is kept
-      // when its rollback works.
-      broken = broken || kind === 'session' || (await client.query('ROLLBACK').then(() => false, () => true));
+      // when its rollback works and it did not lose its connection or land on a node in recovery.
+      broken = broken || kind === 'session' || isConnectionFailure(err) || (await client.query('ROLLBACK').then(() => false, () => true));
       throw err;
     } finally {
       client.removeListener('error', onError);
@@ -234,12 +302,13 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
 
   const session = <T>(fn: (s: SqlSession) => Promise<T>): Promise<T> => checkout('session', fn);
   // pg connects on first use: a process that never creates a partition never opens it.
-  const autonomous = createPostgresReader({ ...opts, poolSize: 1 });
+  const autonomous = createPostgresReader({ ...opts, poolSize: 1, locator: watch.locator });
 
   return {
     kind: 'postgres',
     prisma,
-    query: pooledQuery(pool, readTimeoutMs),
+    query: pooledQuery(pool, readTimeoutMs, watch),
+    locator: watch.locator,
     async exec(script) {
       await pool.query(script).catch(mapUnavailable);
     },

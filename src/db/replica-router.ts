@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { AppError } from '../domain/errors';
 import type { QueryOptions, Row, SqlSession } from './database';
 import { createPostgresReader, type PostgresReader } from './postgres.database';
+import type { PrimaryLocator } from './primary-locator';
 
 export const POLL_INTERVAL_MS = 1_000;
 /** Longest wait for a position (connection included): a slower server is treated as unreachable for that round. */
@@ -75,6 +76,8 @@ interface Replica {
 export interface ReplicaRouterOptions {
   /** The primary's URL (positions are sampled on a connection of their own) and the replicas'. */
   primaryUrl: string;
+  /** The primary's host as the database located it: the sampler follows it through a failover. */
+  primaryLocator?: PrimaryLocator;
   urls: readonly string[];
   maxLagMs: number;
   /** Each replica's pool of read connections (DATABASE_POOL_SIZE), and the timeouts of every pool. */
@@ -121,7 +124,12 @@ export class ReplicaRouter {
         connectionTimeoutMs: probe ? Math.min(opts.connectTimeoutMs ?? PROBE_TIMEOUT_MS, PROBE_TIMEOUT_MS) : opts.connectTimeoutMs,
         queryTimeoutMs: opts.queryTimeoutMs,
       });
-    this.sampler = pool(opts.primaryUrl, 1, true);
+    this.sampler = createPostgresReader({ url: opts.primaryUrl, poolSize: 1, connectionTimeoutMs: Math.min(opts.connectTimeoutMs ?? PROBE_TIMEOUT_MS, PROBE_TIMEOUT_MS), queryTimeoutMs: opts.queryTimeoutMs, locator: opts.primaryLocator });
+    // A new primary (a failover) has positions of its own: what was sampled or seen before says nothing of it.
+    opts.primaryLocator?.onChange(() => {
+      this.samples = [];
+      this.seen = -1n;
+    });
     this.replicas = opts.urls.map((url) => ({
       name: serverName(url),
       reads: pool(url, opts.poolSize, false),

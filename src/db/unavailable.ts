@@ -30,8 +30,9 @@ const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'Sock
 
 function isSqlState(code: string): boolean {
   // Class 08 (connection exception), 57P01-03 (shutdown, cannot connect now), 53300 (too many
-  // connections), 57014 (query canceled: statement_timeout, i.e. DATABASE_QUERY_TIMEOUT).
-  return /^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300' || code === '57014';
+  // connections), 57014 (query canceled: statement_timeout, i.e. DATABASE_QUERY_TIMEOUT), 25006
+  // (read-only transaction: a connection that landed on a demoted primary or a standby).
+  return /^08/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300' || code === '57014' || code === '25006';
 }
 
 type Failure = { code?: unknown; message?: unknown; cause?: unknown; meta?: unknown; kind?: unknown; originalCode?: unknown };
@@ -55,6 +56,23 @@ export function isConnectionFailure(err: unknown): boolean {
     e = e.cause as Failure | null;
   }
   return false;
+}
+
+/**
+ * A failure of the connection itself (closed, reset, refused, the server shutting down or in
+ * recovery), as opposed to a timeout: a read may run again at once on a fresh connection.
+ */
+export function isLostConnection(err: unknown): boolean {
+  if (!isConnectionFailure(err)) return false;
+  const text = `${(err as { code?: unknown }).code ?? ''} ${(err as { message?: unknown }).message ?? ''}`;
+  return !/57014|53300|timeout|timed out|PGlite is closed/i.test(text);
+}
+
+/** A statement that only reads (SELECT, or WITH without a data-modifying part): safe to run again. */
+export function isReadOnlyStatement(text: string): boolean {
+  const head = text.trimStart().slice(0, 6).toUpperCase();
+  if (head === 'SELECT') return true;
+  return head.startsWith('WITH') && !/\b(INSERT|UPDATE|DELETE|MERGE)\b/i.test(text);
 }
 
 /** Rethrow connection failures as SERVICE_UNAVAILABLE (the original kept as the cause). */
