@@ -1,6 +1,7 @@
 /** API keys as stored: the SHA-256 of each key, never the key itself. */
 import type { Tier } from '../domain/tiers';
 import type { PrismaClient } from './generated/prisma/client';
+import { isConnectionFailure } from './unavailable';
 
 export interface StoredKey {
   keyHash: string;
@@ -36,8 +37,19 @@ export class KeysRepository {
     return this.prisma.apiKey.findMany({ where: { userId }, orderBy: [{ createdAt: 'asc' }, { keyHash: 'asc' }] });
   }
 
-  create(key: { keyHash: string; keyHint: string; userId: string; tier: Tier; label: string | null }): Promise<StoredKey> {
-    return this.prisma.apiKey.create({ data: key });
+  /**
+   * Store a new key. When the connection is lost with the outcome unknown (a failover while the
+   * INSERT committed), the key is looked up: found, it was made; not found, the failure stands.
+   */
+  async create(key: { keyHash: string; keyHint: string; userId: string; tier: Tier; label: string | null }): Promise<StoredKey> {
+    try {
+      return await this.prisma.apiKey.create({ data: key });
+    } catch (err) {
+      if (!isConnectionFailure(err)) throw err;
+      const made = await this.prisma.apiKey.findUnique({ where: { keyHash: key.keyHash } }).catch(() => null);
+      if (made) return made;
+      throw err;
+    }
   }
 
   /** Mark the key revoked unless it already is (a concurrent revocation keeps the first time); the time it holds. */

@@ -1,7 +1,7 @@
 /**
  * What a test needs from the machine, and the one way a test skips without it. A PostgreSQL
- * server (DATABASE_URL), Redis (REDIS_URL), chromium (CHROMIUM_PATH, default /usr/bin/chromium)
- * and PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest) are used when
+ * server (DATABASE_URL), Redis (REDIS_URL), chromium (CHROMIUM_PATH, default /usr/bin/chromium),
+ * PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest) and pg_autoctl are used when
  * present; missing, the tests that need them skip with a visible `[skip]` line, unless
  * REQUIRE_SERVICES=1 (CI), where a missing one fails the run. Databases: ./databases.ts.
  */
@@ -10,7 +10,7 @@ import path from 'node:path';
 
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
-export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN';
+export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN' | 'PG_AUTOCTL';
 
 /** The directory of initdb, pg_ctl and pg_basebackup: POSTGRES_BIN, else Debian's newest. */
 function postgresBin(): string | undefined {
@@ -21,6 +21,11 @@ function postgresBin(): string | undefined {
   return versions.map((v) => path.join(root, v, 'bin')).find(has);
 }
 
+/** A command on PATH, as its full path. */
+function onPath(command: string): () => string | undefined {
+  return () => (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, command)).find((p) => existsSync(p));
+}
+
 const find: Record<Requirement, () => string | undefined> = {
   DATABASE_URL: () => process.env.DATABASE_URL || undefined,
   REDIS_URL: () => process.env.REDIS_URL || undefined,
@@ -29,12 +34,14 @@ const find: Record<Requirement, () => string | undefined> = {
     return existsSync(path) ? path : undefined;
   },
   POSTGRES_BIN: postgresBin,
+  PG_AUTOCTL: onPath('pg_autoctl'),
 };
 
 const how: Record<Requirement, string> = {
   DATABASE_URL: 'DATABASE_URL is unset',
   REDIS_URL: 'REDIS_URL is unset',
   CHROMIUM: `no chromium at ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  PG_AUTOCTL: 'no pg_autoctl on PATH (apt-get install postgresql-15-auto-failover)',
   POSTGRES_BIN: `no PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) in ${process.env.POSTGRES_BIN || '/usr/lib/postgresql/<version>/bin'} (apt-get install postgresql, or set POSTGRES_BIN)`,
 };
 

@@ -135,7 +135,8 @@ export class IngestService {
           }
         } catch (err) {
           this.deps.log.warn({ err: (err as Error).message }, 'ingest: session ended; trying again');
-          await pause(Math.min(30_000, 1_000 * 2 ** attempt++));
+          // Capped low: after a failover the lock must be taken again on the new primary within seconds.
+          await pause(Math.min(LEADER_POLL_MS, 1_000 * 2 ** attempt++));
         }
       }
       this.deps.status.role = 'stopped';
