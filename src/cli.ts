@@ -4,6 +4,7 @@
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { onShutdownSignals } from './shutdown';
 import { loadConfig } from './config';
 import pino from 'pino';
 import { liveSettings, openServices, type Services } from './composition';
@@ -136,9 +137,7 @@ const COMMANDS: Record<string, Command> = {
       if (services.config.ingest.symbols.length === 0) throw new Error('INGEST_SYMBOLS is not set');
       const run = services.ingest.run(services.config.ingest.symbols, liveSettings(services.config, now()));
       const stopQuality = startQualitySchedule(services.quality, services.config.qualityIntervalMs, services.logger, now, services.metrics);
-      await new Promise<void>((resolve) => {
-        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => resolve());
-      });
+      await new Promise<void>((resolve) => onShutdownSignals(services.logger, services.config.shutdownTimeoutMs, resolve));
       services.logger.info('ingest: stopping');
       await Promise.all([run.stop(), stopQuality()]);
       return { stopped: true };

@@ -41,7 +41,7 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   app.use(cors());
   // Public and unmetered: the index, health, the API document and its page, metrics (own token).
   app.use(indexRouter(VERSION));
-  app.use(healthRouter(s.health));
+  app.use(healthRouter(s.health, VERSION));
   app.use(docsRouter(() => openApiDocument(s.endpoints, VERSION)));
   // The browser pages (dist/web, built by scripts/build-web.js), public like the docs: their
   // data goes through /graphql with the user's key.

@@ -1,6 +1,7 @@
 /**
- * `npm start`: migrate, seed the demo data when the database is empty, listen, and stop
- * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close pools).
+ * `npm start`: migrate, seed the demo data when the database is empty, listen; on SIGTERM/SIGINT
+ * drain within SHUTDOWN_TIMEOUT (readiness fails, the listener closes, requests in flight finish,
+ * sockets close with 1001, the ingest lock is handed over); a second signal exits at once.
  */
 import './node-env';
 import 'reflect-metadata';
@@ -23,6 +24,7 @@ import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
+import { onShutdownSignals } from './shutdown';
 import { withRoutableTarget } from './transport/request-target';
 
 /** Owner of the key made at first start, so a fresh install can be queried at once. */
@@ -115,18 +117,24 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      // WebSocket clients first (1001 going away): upgraded sockets would hold the server open.
-      await subscriptions.stop();
-      hub.close();
+      // Everything within SHUTDOWN_TIMEOUT, whatever the dependencies' state: each step gets what is left.
+      const deadline = Date.now() + config.shutdownTimeoutMs;
+      const within = <T>(work: Promise<T>, marginMs = 0) => Promise.race([work, new Promise<void>((r) => setTimeout(r, Math.max(0, deadline - marginMs - Date.now())).unref())]);
+      // Readiness fails at once; the listener closes (new connections are refused); idle keep-alive
+      // connections close; requests in flight finish.
+      services.health.drain();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-      await closed;
-      clearTimeout(timer);
-      // A quality run or a batch being written gets the rest of the shutdown budget, no more.
-      await Promise.race([Promise.all([stopQuality(), stopPartitions(), stopLiveData()]), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs).unref())]);
-      await gql.stop();
-      await services.close();
+      // WebSocket clients go with 1001 (going away); the ingest leader hands its lock over.
+      await within(subscriptions.stop());
+      hub.close();
+      const jobs = Promise.all([stopQuality(), stopPartitions(), stopLiveData()]);
+      // A third of the budget is kept for closing pools and connections.
+      await within(closed, config.shutdownTimeoutMs / 3);
+      server.closeAllConnections();
+      await within(jobs, config.shutdownTimeoutMs / 6);
+      await within(gql.stop(), config.shutdownTimeoutMs / 6);
+      await within(services.close());
     })());
   return { url, firstStartKey, services, server, app, stop };
 }
@@ -172,18 +180,15 @@ export async function main(): Promise<void> {
       ? 'make an API key: npx mds keys create --user-id <uuid> --tier pro'
       : 'make an API key: stop the server, then npx mds keys create --user-id <uuid> --tier pro (or POST /v1/auth/keys with ADMIN_TOKEN set)';
   process.stdout.write(`market-data service listening on ${running.url} (${storage}); ${keyHint}\n`);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, 'shutting down');
-      running.stop().then(
-        () => process.exit(0),
-        (err) => {
-          logger.error({ err }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-    });
-  }
+  onShutdownSignals(logger, config.shutdownTimeoutMs, () =>
+    running.stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    ),
+  );
 }
 
 if (require.main === module) void main();

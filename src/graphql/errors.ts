@@ -78,7 +78,7 @@ export function requestIdPlugin(): ApolloServerPlugin<GqlContext> {
               contextValue.log?.error({ err: original }, 'unexpected error in resolver');
               contextValue.noteError?.(new AppError('DATABASE_ERROR', MASKED));
             } else if (isAppError(original)) {
-              if (original.cause) contextValue.log?.warn({ err: original.cause, code: original.code }, 'dependency failure');
+              if (original.cause) contextValue.log?.debug({ err: original.cause, code: original.code }, 'dependency failure');
               contextValue.noteError?.(original);
             }
           }

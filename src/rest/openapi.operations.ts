@@ -17,7 +17,7 @@ import { KEY_LIST_SCHEMA, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-
 import { CANDLE_PAGE_SCHEMA } from './serializers/candle.serializer';
 import { CATALOGUE_SCHEMA, FEATURE_PAGE_SCHEMA } from './serializers/feature.serializer';
 import { FUNDING_PAGE_SCHEMA } from './serializers/funding.serializer';
-import { HEALTH_SCHEMA } from './serializers/health.serializer';
+import { HEALTH_SCHEMA, LIVE_SCHEMA, READY_SCHEMA } from './serializers/health.serializer';
 import { MARKETS_SCHEMA } from './serializers/market.serializer';
 import { MULTI_ASSET_PAGE_SCHEMA } from './serializers/multi-asset.serializer';
 import { NEW_KEY_BODY } from './serializers/new-key.body';
@@ -213,6 +213,26 @@ export function operations(endpoints: MarketEndpoints): Operation[] {
       description: '200 when every dependency answers, 503 otherwise (same body).',
       security: 'public',
       ok: { status: 200, description: 'Healthy.', schema: HEALTH_SCHEMA, alsoStatus: 503 },
+    },
+    {
+      method: 'get',
+      path: '/health/live',
+      operationId: 'healthLive',
+      tag: 'Service',
+      summary: 'Liveness probe',
+      description: '200 while the process serves requests; it checks no dependency (an outage is no reason to restart).',
+      security: 'public',
+      ok: { status: 200, description: 'Serving.', schema: LIVE_SCHEMA },
+    },
+    {
+      method: 'get',
+      path: '/health/ready',
+      operationId: 'healthReady',
+      tag: 'Service',
+      summary: 'Readiness probe',
+      description: '200 while the instance may take traffic; 503 while it drains after SIGTERM, or while the database or the quota store is unreachable.',
+      security: 'public',
+      ok: { status: 200, description: 'Ready.', schema: READY_SCHEMA, alsoStatus: 503 },
     },
     {
       method: 'get',

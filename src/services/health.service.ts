@@ -57,9 +57,16 @@ export interface CheckOptions {
   critical?: boolean;
 }
 
+/** GET /health/ready: ready while every critical dependency answers and the process is not draining. */
+export interface Readiness {
+  status: 'ready' | 'draining' | 'unavailable';
+  report: HealthReport | null;
+}
+
 export class HealthService {
   private readonly checks: Record<string, HealthCheck> = {};
   private readonly optional = new Set<string>();
+  private draining = false;
 
   constructor(
     store: Pick<Store, 'ping' | 'kind'>,
@@ -76,6 +83,17 @@ export class HealthService {
   register(name: string, check: HealthCheck, opts: CheckOptions = {}): void {
     this.checks[name] = check;
     if (opts.critical === false) this.optional.add(name);
+  }
+
+  /** From now on the instance is going away: readiness says so, whatever its dependencies. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  async readiness(): Promise<Readiness> {
+    if (this.draining) return { status: 'draining', report: null };
+    const report = await this.report();
+    return { status: this.draining ? 'draining' : report.status === 'ok' ? 'ready' : 'unavailable', report };
   }
 
   async report(): Promise<HealthReport> {

@@ -29,8 +29,11 @@ export function toAppError(err: unknown): AppError | null {
   return new AppError('INVALID_PARAMETER', 'body: request body could not be read', { parameter: 'body' });
 }
 
-/** Count a refused or failed request for the metrics, and log a dependency failure's cause. */
+/**
+ * Count a refused or failed request for the metrics; a dependency failure's cause at debug level
+ * (the outage itself is logged once when it starts and once when it ends: DependencyState).
+ */
 export function recordRequestError(req: Request, err: AppError): void {
-  if (err.cause) req.ctx.log.warn({ err: err.cause, code: err.code }, 'dependency failure');
+  if (err.cause) req.ctx.log.debug({ err: err.cause, code: err.code }, 'dependency failure');
   req.ctx.errors.push({ err, scope: 'request' });
 }

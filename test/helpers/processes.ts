@@ -14,7 +14,10 @@ const SERVER_JS = path.join(ROOT, 'dist', 'src', 'server.js');
 export interface GatewayProcess {
   url: string;
   output(): string;
+  /** SIGTERM, then its exit code. */
   stop(): Promise<number | null>;
+  kill(signal: NodeJS.Signals): void;
+  exited(): Promise<number | null>;
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -52,6 +55,8 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
       child.kill('SIGTERM');
       return exited(child);
     },
+    kill: (signal) => void child.kill(signal),
+    exited: () => exited(child),
   };
 }
 

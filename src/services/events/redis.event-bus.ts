@@ -57,6 +57,8 @@ export class RedisEventBus implements EventBus {
 
   async close(): Promise<void> {
     this.handlers.clear();
-    await Promise.all([this.publisher.quit().catch(() => this.publisher.disconnect()), this.subscriber?.quit().catch(() => this.subscriber?.disconnect())]);
+    // QUIT waits for an answer; to a Redis that is down it would wait (queued) forever.
+    const end = (c: Redis | undefined) => (c?.status === 'ready' ? c.quit().then(() => undefined, () => c.disconnect()) : c?.disconnect());
+    await Promise.all([end(this.publisher), end(this.subscriber)]);
   }
 }
