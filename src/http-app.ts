@@ -38,6 +38,12 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(requestContext(logger, metrics));
+  // Draining after SIGTERM: each response closes its connection, so keep-alive clients move to
+  // another instance instead of holding this one open until the deadline.
+  app.use(function closeWhenDraining(_req, res, next) {
+    if (s.health.isDraining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(cors());
   // Public and unmetered: the index, health, the API document and its page, metrics (own token).
   app.use(indexRouter(VERSION));

@@ -90,6 +90,10 @@ export class HealthService {
     this.draining = true;
   }
 
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
   async readiness(): Promise<Readiness> {
     if (this.draining) return { status: 'draining', report: null };
     const report = await this.report();

@@ -288,12 +288,12 @@ describe('GET /metrics with METRICS_TOKEN, and dependency errors', () => {
 
   it('when the database is gone, then requests fail 503 and the failure is counted as a database error; readiness fails, liveness holds', async () => {
     const key = await srv.key('pro');
-    const ready = await srv.getJson('/health/ready');
+    const ready = await srv.getJson('/health/ready', '');
     expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: { status: 'ready', checks: expect.objectContaining({ database: expect.objectContaining({ status: 'ok' }) }), version: expect.any(String) } });
     await srv.services.store.db.close();
-    const notReady = await srv.getJson('/health/ready');
+    const notReady = await srv.getJson('/health/ready', '');
     expect({ status: notReady.status, state: notReady.body.status, database: notReady.body.checks.database.status }).toEqual({ status: 503, state: 'unavailable', database: 'unavailable' });
-    const live = await srv.getJson('/health/live');
+    const live = await srv.getJson('/health/live', '');
     expect({ status: live.status, body: live.body }).toEqual({ status: 200, body: { status: 'live', version: expect.any(String) } });
     clock.advance(1_000); // past the key cache: the key lookup reaches the closed database
     const res = await srv.getJson('/v1/features/available', key);
@@ -313,10 +313,10 @@ describe('the orchestrator probes', () => {
 
   it('when the instance drains (SIGTERM), then /health/ready is 503 draining at once while /health and /health/live stay 200', async () => {
     srv.services.health.drain();
-    const ready = await srv.getJson('/health/ready');
+    const ready = await srv.getJson('/health/ready', '');
     expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { status: 'draining', version: expect.any(String) } });
-    expect((await srv.getJson('/health')).status).toBe(200);
-    expect((await srv.getJson('/health/live')).status).toBe(200);
+    expect((await srv.getJson('/health', '')).status).toBe(200);
+    expect((await srv.getJson('/health/live', '')).status).toBe(200);
   });
 });
 

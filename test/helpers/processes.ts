@@ -8,7 +8,12 @@ import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+/** The repository's root, from test/helpers or from its compiled copy in dist/ (a benchmark's). */
+const ROOT = (() => {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+})();
 const SERVER_JS = path.join(ROOT, 'dist', 'src', 'server.js');
 
 export interface GatewayProcess {
