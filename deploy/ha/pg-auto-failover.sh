@@ -39,10 +39,6 @@ if [ ! -e "$marker" ]; then
         --monitor "postgresql://autoctl_node:${PGAF_MONITOR_PASSWORD}@${PGAF_MONITOR}/pg_auto_failover?sslmode=require"
       # Used whenever this node (re)joins as a standby.
       pg_autoctl config set replication.password "$PGAF_REPLICATION_PASSWORD" >/dev/null
-      # --pg-hba-lan opens the database to pg_autoctl's own user only; the service connects as mds
-      # from the compose network (samenet: the subnets this container is attached to).
-      hba='hostssl "mds" "mds" samenet scram-sha-256'
-      grep -qxF "$hba" "$PGDATA/pg_hba.conf" || printf '%s\n' "$hba" >>"$PGDATA/pg_hba.conf"
       local_sql --dbname mds --set repl="$PGAF_REPLICATION_PASSWORD" --set pw="$MDS_PASSWORD" <<'SQL'
 SELECT NOT pg_is_in_recovery() AS primary \gset
 \if :primary
@@ -60,4 +56,20 @@ SQL
   esac
   touch "$marker"
 fi
+
+# pg_autoctl opens pg_hba.conf to its peers by address (a container's name does not resolve back
+# to it) and to the subnet it found at creation; both change when compose recreates a container
+# or the network. The same rules by `samenet` (the subnets this container is on) hold anyway,
+# plus the service's role, which pg_autoctl leaves out.
+if [ "$role" = monitor ]; then
+  rules=('hostssl "pg_auto_failover" "autoctl_node" samenet scram-sha-256')
+else
+  rules=('hostssl all "pgautofailover_monitor" samenet trust'
+    'hostssl replication "pgautofailover_replicator" samenet scram-sha-256'
+    'hostssl "mds" "pgautofailover_replicator" samenet scram-sha-256'
+    'hostssl "mds" "mds" samenet scram-sha-256')
+fi
+for rule in "${rules[@]}"; do
+  grep -qxF "$rule" "$PGDATA/pg_hba.conf" || printf '%s\n' "$rule" >>"$PGDATA/pg_hba.conf"
+done
 exec pg_autoctl run
