@@ -22,6 +22,9 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { loadConfig } from '../../src/config';
+import { Exchanges } from '../../src/domain/exchanges';
+import { marketEndpoints } from '../../src/domain/params/market-endpoints';
+import { operations } from '../../src/rest/openapi';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const K8S = path.join(ROOT, 'deploy', 'kubernetes');
@@ -168,6 +171,9 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
       expect(container.startupProbe?.httpGet?.path).toBe('/health/live');
       expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
+      // The paths are routes the service documents (and serves: test/api/operability.test.ts).
+      const documented = operations(marketEndpoints(new Exchanges('perp', 'spot'))).map((o) => o.path);
+      expect(documented).toEqual(expect.arrayContaining(['/health/live', '/health/ready']));
       expect(container.readinessProbe).toMatchObject({ periodSeconds: 5, failureThreshold: 3 });
       for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) expect(probePort(container, probe)).toBe(config.port);
     });
