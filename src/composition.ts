@@ -29,6 +29,8 @@ import { RecomputeService } from './services/recompute.service';
 import { TierPolicy } from './services/tier-policy';
 import { VERSION } from './version';
 import { createLogger, type Logger } from './logger';
+import { DependencyState, type DependencyEvent } from './domain/dependency-state';
+import { RedisClients } from './services/redis-clients';
 import { DemoFeedService } from './services/demo-feed.service';
 import { CandleWriter, INGEST_POOL_SIZE } from './services/ingest/candle-writer';
 import { IngestService } from './services/ingest/ingest.service';
@@ -69,7 +71,7 @@ export interface Services {
   ingest: IngestService;
   ingestStatus: IngestStatus;
   demoFeed: DemoFeedService;
-  /** Market events after every commit (GraphQL subscriptions): Redis pub/sub with REDIS_URL, else in process. */
+  /** Market events after every commit (GraphQL subscriptions): Redis pub/sub with Redis configured, else in process. */
   events: { bus: EventBus; publisher: EventPublisher };
   logger: Logger;
   clock: () => number;
@@ -94,6 +96,14 @@ export interface OpenOptions {
    * write, so they open no replica pools.
    */
   readReplicas?: boolean;
+}
+
+/** A dependency's outage in the log: a warning when it starts, a line when it ends. */
+function logDependency(logger: Logger): (e: DependencyEvent) => void {
+  return (e) =>
+    e.kind === 'down'
+      ? logger.warn({ dependency: e.dependency, error: e.error }, 'dependency unreachable')
+      : logger.info({ dependency: e.dependency, failures: e.failures, down_ms: e.downMs }, 'dependency reachable again');
 }
 
 /** The live-ingestion settings of the configuration, the backfill start resolved against `nowMs`. */
@@ -150,13 +160,13 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const exchanges = new Exchanges(config.exchanges.perp, config.exchanges.spot);
   const endpoints = marketEndpoints(exchanges);
   const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
-  const quotaStore: QuotaStore = config.redisUrl
-    ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
-    : new MemoryQuotaStore(clock);
-  const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const bus: EventBus = config.redisUrl
-    ? new RedisEventBus({ url: config.redisUrl, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: redis') })
+  // Quotas and events share one view of Redis: its outage is logged once, not per client or attempt.
+  const redis = config.redis ? new RedisClients(config.redis, new DependencyState('redis', logDependency(logger))) : undefined;
+  const quotaStore: QuotaStore = redis ? new RedisQuotaStore({ clients: redis, prefix: opts.quotaPrefix }) : new MemoryQuotaStore(clock);
+  const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
+  const bus: EventBus = redis
+    ? new RedisEventBus({ clients: redis, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: a message that is not an event') })
     : new MemoryEventBus();
   // Read-your-writes: the commit position of every event this process hears keeps its reads on
   // the primary until the replicas have replayed it (the ones it publishes: EventPublisher).
