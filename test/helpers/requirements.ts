@@ -1,16 +1,16 @@
 /**
  * What a test needs from the machine, and the one way a test skips without it. A PostgreSQL
- * server (DATABASE_URL), Redis (REDIS_URL), chromium (CHROMIUM_PATH, default /usr/bin/chromium)
- * and PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest) are used when
- * present; missing, the tests that need them skip with a visible `[skip]` line, unless
- * REQUIRE_SERVICES=1 (CI), where a missing one fails the run. Databases: ./databases.ts.
+ * server (DATABASE_URL), Redis (REDIS_URL), chromium (CHROMIUM_PATH, default /usr/bin/chromium),
+ * PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest) and `redis-server` on PATH
+ * are used when present; missing, the tests that need them skip with a visible `[skip]` line,
+ * unless REQUIRE_SERVICES=1 (CI), where a missing one fails the run. Databases: ./databases.ts.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
-export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN';
+export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN' | 'REDIS_SERVER';
 
 /** The directory of initdb, pg_ctl and pg_basebackup: POSTGRES_BIN, else Debian's newest. */
 function postgresBin(): string | undefined {
@@ -21,6 +21,19 @@ function postgresBin(): string | undefined {
   return versions.map((v) => path.join(root, v, 'bin')).find(has);
 }
 
+/** An executable called `name` in a directory of PATH, or undefined. */
+function onPath(name: string): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  return dirs.map((d) => path.join(d, name)).find((f) => {
+    try {
+      accessSync(f, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 const find: Record<Requirement, () => string | undefined> = {
   DATABASE_URL: () => process.env.DATABASE_URL || undefined,
   REDIS_URL: () => process.env.REDIS_URL || undefined,
@@ -29,6 +42,7 @@ const find: Record<Requirement, () => string | undefined> = {
     return existsSync(path) ? path : undefined;
   },
   POSTGRES_BIN: postgresBin,
+  REDIS_SERVER: () => onPath('redis-server'),
 };
 
 const how: Record<Requirement, string> = {
@@ -36,6 +50,7 @@ const how: Record<Requirement, string> = {
   REDIS_URL: 'REDIS_URL is unset',
   CHROMIUM: `no chromium at ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'} (apt-get install chromium, or set CHROMIUM_PATH)`,
   POSTGRES_BIN: `no PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) in ${process.env.POSTGRES_BIN || '/usr/lib/postgresql/<version>/bin'} (apt-get install postgresql, or set POSTGRES_BIN)`,
+  REDIS_SERVER: 'no redis-server on PATH (apt-get install redis-server; its sentinel mode is redis-server --sentinel)',
 };
 
 /** The service's URL (or chromium's path), or undefined with a `[skip]` warning; REQUIRE_SERVICES=1 turns the warning into a failure. */
