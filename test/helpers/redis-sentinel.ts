@@ -66,7 +66,7 @@ function start(args: string[]): ChildProcess {
 }
 
 async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await exited;
@@ -107,7 +107,9 @@ export async function startSentinelCluster(opts: SentinelClusterOptions = {}): P
   let lost: { port: number } | undefined;
 
   const startNode = (port: number, replicaOf?: NodeAddress) => {
-    const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0', '--dir', dir, '--dbfilename', `dump-${port}.rdb`, '--logfile', path.join(dir, `redis-${port}.log`)];
+    const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, '--dbfilename', `dump-${port}.rdb`];
+    // A replica syncs at once, not after the default wait for more replicas to share the transfer.
+    args.push('--repl-diskless-sync-delay', '0', '--logfile', path.join(dir, `redis-${port}.log`));
     if (replicaOf) args.push('--replicaof', replicaOf.host, String(replicaOf.port));
     nodes.set(port, start(args));
   };

@@ -1,9 +1,9 @@
 /**
  * The event bus over Redis pub/sub (REDIS_URL or REDIS_SENTINELS): one channel for every market
  * event, so every gateway instance hears what any process (another instance's ingestion, an
- * `mds import`) stored. The subscriber connection is opened on the first `listen` (an `mds` command only
- * publishes) and resubscribes by itself after a reconnect. Events published while Redis is
- * down are lost, never the data: subscribers see the next ones (docs/DECISIONS.md).
+ * `mds import`) stored. The subscriber connection is opened on the first `listen` (an `mds`
+ * command only publishes) and resubscribes by itself after a reconnect. Events published while
+ * Redis is down are lost, never the data: subscribers see the next ones (docs/DECISIONS.md).
  */
 import type Redis from 'ioredis';
 import type { RedisClients } from '../redis-clients';
