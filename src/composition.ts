@@ -30,6 +30,7 @@ import { RecomputeService } from './services/recompute.service';
 import { TierPolicy } from './services/tier-policy';
 import { VERSION } from './version';
 import { createLogger, type Logger } from './logger';
+import { RedisClients } from './services/redis-clients';
 import { DemoFeedService } from './services/demo-feed.service';
 import { CandleWriter, INGEST_POOL_SIZE } from './services/ingest/candle-writer';
 import { IngestService } from './services/ingest/ingest.service';
@@ -70,7 +71,7 @@ export interface Services {
   ingest: IngestService;
   ingestStatus: IngestStatus;
   demoFeed: DemoFeedService;
-  /** Market events after every commit (GraphQL subscriptions): Redis pub/sub with REDIS_URL, else in process. */
+  /** Market events after every commit (GraphQL subscriptions): Redis pub/sub with Redis configured, else in process. */
   events: { bus: EventBus; publisher: EventPublisher };
   logger: Logger;
   clock: () => number;
@@ -97,23 +98,23 @@ export interface OpenOptions {
   readReplicas?: boolean;
 }
 
+/** A dependency's outage in the log: a warning when it starts, a line when it ends. */
+function logDependency(logger: Logger): (e: DependencyEvent) => void {
+  return (e) =>
+    e.kind === 'down'
+      ? logger.warn({ dependency: e.dependency, error: e.error }, 'dependency unreachable')
+      : logger.info({ dependency: e.dependency, failures: e.failures, down_ms: e.downMs }, 'dependency reachable again');
+}
+
 /** The live-ingestion settings of the configuration, the backfill start resolved against `nowMs`. */
 export function liveSettings(config: Config, nowMs: number): LiveSettings {
   const c = config.ingest;
   return { sinceMs: parseSince(c.since, nowMs), reconcileCandles: c.reconcileCandles, repairIntervalMs: c.repairIntervalMs, fundingDelayMs: c.fundingDelayMs };
 }
 
-/** A dependency's outage as two log lines: when it starts (warn) and when it ends (info). */
-export function logDependencyEvents(logger: Logger): (e: DependencyEvent) => void {
-  return (e) =>
-    e.kind === 'down'
-      ? logger.warn({ dependency: e.dependency, error: e.error }, `${e.dependency} unreachable`)
-      : logger.info({ dependency: e.dependency, failures: e.failures, down_ms: e.downMs }, `${e.dependency} reachable again`);
-}
-
 export async function openServices(config: Config, opts: OpenOptions = {}): Promise<Services> {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const databaseHealth = new DependencyState('database', logDependencyEvents(logger));
+  const databaseHealth = new DependencyState('database', logDependency(logger));
   const db = await openDatabase({
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
@@ -165,12 +166,12 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const exchanges = new Exchanges(config.exchanges.perp, config.exchanges.spot);
   const endpoints = marketEndpoints(exchanges);
   const tiers = new TierPolicy(config.tierLimits, config.upgradeUrl);
-  const quotaStore: QuotaStore = config.redisUrl
-    ? new RedisQuotaStore({ url: config.redisUrl, prefix: opts.quotaPrefix })
-    : new MemoryQuotaStore(clock);
+  // Quotas and events share one view of Redis: its outage is logged once, not per client or attempt.
+  const redis = config.redis ? new RedisClients(config.redis, new DependencyState('redis', logDependency(logger))) : undefined;
+  const quotaStore: QuotaStore = redis ? new RedisQuotaStore({ clients: redis, prefix: opts.quotaPrefix }) : new MemoryQuotaStore(clock);
   const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
-  const bus: EventBus = config.redisUrl
-    ? new RedisEventBus({ url: config.redisUrl, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: redis') })
+  const bus: EventBus = redis
+    ? new RedisEventBus({ clients: redis, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: a message that is not an event') })
     : new MemoryEventBus();
   // Read-your-writes: the commit position of every event this process hears keeps its reads on
   // the primary until the replicas have replayed it (the ones it publishes: EventPublisher).

@@ -1,7 +1,7 @@
 /**
  * The readers of single environment values (zod schemas with their defaults and bounds) that
  * config.ts composes into the configuration: booleans, durations, retentions, venue URLs,
- * request weights, the replica URL list.
+ * request weights, the replica URL list, the Redis sentinel list.
  */
 import { z } from 'zod';
 import { parseDuration } from './domain/time';
@@ -77,4 +77,29 @@ export function parseReplicaUrls(text: string): string[] {
   for (const u of urls) if (!/^postgres(ql)?:\/\//.test(u) || !URL.canParse(u)) throw new Error(`${u.replace(/\/\/[^@/]*@/, '//…@')}: must be a postgres:// or postgresql:// URL`);
   if (new Set(urls).size !== urls.length) throw new Error('lists one URL twice');
   return urls;
+}
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+/** The port Redis Sentinel listens on unless told otherwise. */
+const SENTINEL_PORT = 26379;
+
+/**
+ * A comma-separated list of sentinels: `host:port`, `[ipv6]:port`, or a bare host on the
+ * sentinel port (blank items dropped, duplicates refused).
+ */
+export function parseSentinels(text: string): HostPort[] {
+  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new Error('lists no sentinel');
+  const out = items.map((item) => {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:[\]/@]+))(?::(\d+))?$/.exec(item);
+    const port = m?.[3] === undefined ? SENTINEL_PORT : Number(m[3]);
+    if (!m || port < 1 || port > 65535) throw new Error(`${item}: must be host:port, such as 10.0.0.5:26379`);
+    return { host: m[1] ?? m[2], port };
+  });
+  if (new Set(out.map((s) => `${s.host}:${s.port}`)).size !== out.length) throw new Error('lists one sentinel twice');
+  return out;
 }

@@ -12,6 +12,7 @@ import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
 import type { Tier } from './domain/tiers';
 
 import {
+  type HostPort,
   bool,
   parseBool,
   duration,
@@ -19,6 +20,7 @@ import {
   optionalRetention,
   optionalString,
   parseReplicaUrls,
+  parseSentinels,
   retentionOf,
   retentionVar,
   venueUrl,
@@ -54,6 +56,13 @@ const schema = z
     REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
       message: 'must be a redis:// or rediss:// URL',
     }),
+    // Redis through Sentinel (docs/OPERATIONS.md, Redis failover): the master's address comes from
+    // the sentinels; REDIS_URL, if set, still gives the password, database and TLS.
+    REDIS_SENTINELS: optionalString,
+    REDIS_SENTINEL_MASTER: optionalString.refine((v) => v === undefined || /^[A-Za-z0-9._:-]{1,64}$/.test(v), {
+      message: 'must be a master name of 1-64 letters, digits, . _ : -',
+    }),
+    REDIS_SENTINEL_PASSWORD: optionalString,
     ADMIN_TOKEN: optionalString,
     UPGRADE_URL: z.string().url().default('https://example.com/pricing'),
     EXCHANGE_PERP: exchangeName.default('perp'),
@@ -118,6 +127,17 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: (err as Error).message });
       }
     }
+    if (vars.REDIS_SENTINELS !== undefined) {
+      try {
+        parseSentinels(vars.REDIS_SENTINELS);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['REDIS_SENTINELS'], message: (err as Error).message });
+      }
+    } else {
+      for (const key of ['REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_PASSWORD'] as const) {
+        if (vars[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'needs REDIS_SENTINELS' });
+      }
+    }
     // A coarser timeframe is kept at least as long as a finer one: its rollups outlive the candles they came from.
     for (let i = 1; i < CANDLE_TIMEFRAMES.length; i++) {
       const finer = retentionOf(vars, CANDLE_TIMEFRAMES[i - 1]);
@@ -152,7 +172,8 @@ export interface Config {
   /** A replica serves reads only while it has replayed the primary's WAL position of at most this long ago, ms. */
   replicaMaxLagMs: number;
   dataDir: string;
-  redisUrl?: string;
+  /** Quotas and events shared through Redis; absent: in process (one instance). */
+  redis?: RedisTarget;
   adminToken?: string;
   upgradeUrl: string;
   exchanges: { perp: string; spot: string };
@@ -172,6 +193,17 @@ export interface Config {
   metricsToken?: string;
   tls?: { certFile: string; keyFile: string };
   shutdownTimeoutMs: number;
+}
+
+/** Where Redis is: the server of `url`, or the master the sentinels name. */
+export interface RedisTarget {
+  /** REDIS_URL; with sentinels only its password, database and TLS (rediss:) are used. */
+  url?: string;
+  /** REDIS_SENTINELS; empty: `url`'s host is the server. */
+  sentinels: HostPort[];
+  /** REDIS_SENTINEL_MASTER: the name the sentinels monitor the master under. */
+  sentinelMaster: string;
+  sentinelPassword?: string;
 }
 
 /** Fetching the venues' data (README "Live data from the venues"). */
@@ -216,7 +248,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReplicaUrls: vars.DATABASE_REPLICA_URLS === undefined ? [] : parseReplicaUrls(vars.DATABASE_REPLICA_URLS),
     replicaMaxLagMs: vars.REPLICA_MAX_LAG,
     dataDir: path.resolve(vars.DATA_DIR),
-    redisUrl: vars.REDIS_URL,
+    redis:
+      vars.REDIS_URL === undefined && vars.REDIS_SENTINELS === undefined
+        ? undefined
+        : {
+            url: vars.REDIS_URL,
+            sentinels: vars.REDIS_SENTINELS === undefined ? [] : parseSentinels(vars.REDIS_SENTINELS),
+            sentinelMaster: vars.REDIS_SENTINEL_MASTER ?? 'mymaster',
+            sentinelPassword: vars.REDIS_SENTINEL_PASSWORD,
+          },
     adminToken: vars.ADMIN_TOKEN,
     upgradeUrl: vars.UPGRADE_URL,
     exchanges: { perp: vars.EXCHANGE_PERP, spot: vars.EXCHANGE_SPOT },

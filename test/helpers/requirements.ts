@@ -1,16 +1,16 @@
 /**
  * What a test needs from the machine, and the one way a test skips without it. A PostgreSQL
  * server (DATABASE_URL), Redis (REDIS_URL), chromium (CHROMIUM_PATH, default /usr/bin/chromium),
- * PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest) and pg_autoctl are used when
- * present; missing, the tests that need them skip with a visible `[skip]` line, unless
- * REQUIRE_SERVICES=1 (CI), where a missing one fails the run. Databases: ./databases.ts.
+ * PostgreSQL's server binaries (POSTGRES_BIN, default Debian's newest), `redis-server` and
+ * `pg_autoctl` on PATH are used when present; missing, the tests that need them skip with a
+ * visible `[skip]` line, unless REQUIRE_SERVICES=1 (CI), where a missing one fails the run.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
-export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN' | 'PG_AUTOCTL';
+export type Requirement = 'DATABASE_URL' | 'REDIS_URL' | 'CHROMIUM' | 'POSTGRES_BIN' | 'REDIS_SERVER' | 'PG_AUTOCTL';
 
 /** The directory of initdb, pg_ctl and pg_basebackup: POSTGRES_BIN, else Debian's newest. */
 function postgresBin(): string | undefined {
@@ -21,9 +21,17 @@ function postgresBin(): string | undefined {
   return versions.map((v) => path.join(root, v, 'bin')).find(has);
 }
 
-/** A command on PATH, as its full path. */
-function onPath(command: string): () => string | undefined {
-  return () => (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, command)).find((p) => existsSync(p));
+/** An executable called `name` in a directory of PATH, or undefined. */
+function onPath(name: string): string | undefined {
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  return dirs.map((d) => path.join(d, name)).find((f) => {
+    try {
+      accessSync(f, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 const find: Record<Requirement, () => string | undefined> = {
@@ -34,7 +42,8 @@ const find: Record<Requirement, () => string | undefined> = {
     return existsSync(path) ? path : undefined;
   },
   POSTGRES_BIN: postgresBin,
-  PG_AUTOCTL: onPath('pg_autoctl'),
+  REDIS_SERVER: () => onPath('redis-server'),
+  PG_AUTOCTL: () => onPath('pg_autoctl'),
 };
 
 const how: Record<Requirement, string> = {
@@ -43,6 +52,7 @@ const how: Record<Requirement, string> = {
   CHROMIUM: `no chromium at ${process.env.CHROMIUM_PATH || '/usr/bin/chromium'} (apt-get install chromium, or set CHROMIUM_PATH)`,
   PG_AUTOCTL: 'no pg_autoctl on PATH (apt-get install postgresql-15-auto-failover)',
   POSTGRES_BIN: `no PostgreSQL server binaries (initdb, pg_ctl, pg_basebackup) in ${process.env.POSTGRES_BIN || '/usr/lib/postgresql/<version>/bin'} (apt-get install postgresql, or set POSTGRES_BIN)`,
+  REDIS_SERVER: 'no redis-server on PATH (apt-get install redis-server; its sentinel mode is redis-server --sentinel)',
 };
 
 /** The service's URL (or chromium's path), or undefined with a `[skip]` warning; REQUIRE_SERVICES=1 turns the warning into a failure. */

@@ -7,6 +7,7 @@ import { openServices, type Services } from '../../src/composition';
 import { createFieldLimiter } from '../../src/graphql/field-rate-limit';
 import type { GqlContext } from '../../src/graphql/context';
 import { RedisQuotaStore } from '../../src/services/quota/redis.quota-store';
+import { RedisClients } from '../../src/services/redis-clients';
 import { testConfig } from '../helpers/config';
 import { privateRedis, startGateway, type GatewayProcess } from '../helpers/processes';
 import { startTestServer } from '../helpers/server';
@@ -71,7 +72,7 @@ describeWith(['REDIS_URL', 'DATABASE_URL'], 'Redis as the shared quota store', (
 
   describe('field rate limits on the Redis store', () => {
     it('when 50 concurrent calls race for a field limited to 5, then exactly 5 pass and the rest carry retry_after_secs', async () => {
-      const store = new RedisQuotaStore({ url: redisUrl, prefix: `mds:test:${randomUUID()}:` });
+      const store = new RedisQuotaStore({ clients: new RedisClients(testConfig({ REDIS_URL: redisUrl }).redis!), prefix: `mds:test:${randomUUID()}:` });
       try {
         const limit = createFieldLimiter(store);
         const data = {
@@ -116,11 +117,24 @@ describeWith(['REDIS_URL', 'DATABASE_URL'], 'Redis as the shared quota store', (
         await redis.start();
         expect(await statusWithin(10_000, () => srv.rest('/v1/auth/keys', { key }))).toBe(200);
         expect((await srv.rest('/health')).status).toBe(200);
+        // Logged once when it went, once when it came back: not per reconnect attempt or per client.
+        const outage = () => srv.logs().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json).filter((l) => l.dependency === 'redis');
+        await pollUntil(async () => outage().length, (n) => n >= 2, { withinMs: 5_000 });
+        expect(outage().map((l) => l.msg)).toEqual(['dependency unreachable', 'dependency reachable again']);
+        expect(outage()[1].failures).toBeGreaterThan(0);
       } finally {
         await srv.stop();
         await redis.stop();
       }
     }, 60_000);
+
+    it('when Redis is unreachable, then closing the services returns (nothing waits for Redis)', async () => {
+      const redis = await privateRedis(); // never started
+      const services = await openServices(testConfig({ REDIS_URL: redis.url }), { dataDir: 'memory' });
+      services.events.bus.listen(() => undefined); // a subscriber with its SUBSCRIBE queued
+      await expect(services.quotaStore.ping()).rejects.toThrow();
+      await services.close();
+    }, 15_000);
 
     it('when Redis is unreachable at start, then the server starts, answers 503, and recovers when Redis appears', async () => {
       const redis = await privateRedis();

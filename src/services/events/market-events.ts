@@ -3,7 +3,7 @@
  * demo feed, imports, their rollups), funding rate and quality change, published once after its
  * transaction committed, so a subscriber never hears of data a query cannot read yet. Payloads are
  * read back from storage and rendered as the query fields render them. The bus: Redis pub/sub with
- * REDIS_URL (every instance and every `mds` process on one Redis), in process otherwise.
+ * Redis configured (every instance and every `mds` process on one Redis), in process otherwise.
  */
 import type { Candle, FundingRate } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';

@@ -1,17 +1,19 @@
 /**
- * The event bus over Redis pub/sub (REDIS_URL): one channel for every market event, so every
- * gateway instance hears what any process (another instance's ingestion, an `mds import`)
- * stored. The subscriber connection is opened on the first `listen` (an `mds` command only
- * publishes) and resubscribes by itself after a reconnect. Events published while Redis is
- * down are lost, never the data: subscribers see the next ones (docs/DECISIONS.md).
+ * The event bus over Redis pub/sub (REDIS_URL or REDIS_SENTINELS): one channel for every market
+ * event, so every gateway instance hears what any process (another instance's ingestion, an
+ * `mds import`) stored. The subscriber connection is opened on the first `listen` (an `mds`
+ * command only publishes) and resubscribes by itself after a reconnect. Events published while
+ * Redis is down are lost, never the data: subscribers see the next ones (docs/DECISIONS.md).
  */
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import type { RedisClients } from '../redis-clients';
 import type { EventBus, MarketEvent } from './market-events';
 
 export interface RedisEventBusOptions {
-  url: string;
+  clients: RedisClients;
   /** Channel prefix, so deployments (or test runs) can share one Redis. */
   prefix?: string;
+  /** A message on the channel that is not an event (Redis being away is the clients' to tell). */
   onError?: (err: unknown) => void;
 }
 
@@ -24,19 +26,23 @@ export class RedisEventBus implements EventBus {
 
   constructor(private readonly opts: RedisEventBusOptions) {
     this.channel = `${opts.prefix ?? 'mds:'}events`;
-    this.publisher = new Redis(opts.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, retryStrategy: (n) => Math.min(n * 100, 1_000) });
-    this.publisher.on('error', () => undefined);
+    this.publisher = opts.clients.connect({ maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1_000 });
   }
 
   async publish(event: MarketEvent): Promise<void> {
-    await this.publisher.publish(this.channel, JSON.stringify(event));
+    try {
+      await this.publisher.publish(this.channel, JSON.stringify(event));
+    } catch (err) {
+      this.opts.clients.failed(err);
+      throw err;
+    }
+    this.opts.clients.succeeded();
   }
 
   listen(handler: (event: MarketEvent) => void): () => void {
     this.handlers.add(handler);
     if (!this.subscriber) {
-      const sub = new Redis(this.opts.url, { maxRetriesPerRequest: null, connectTimeout: 2_000, retryStrategy: (n) => Math.min(n * 100, 1_000) });
-      sub.on('error', (err) => this.opts.onError?.(err));
+      const sub = this.opts.clients.connect({ maxRetriesPerRequest: null });
       sub.on('message', (channel: string, text: string) => {
         if (channel !== this.channel) return;
         let event: MarketEvent;
@@ -49,7 +55,7 @@ export class RedisEventBus implements EventBus {
         for (const h of this.handlers) h(event);
       });
       // ioredis subscribes again by itself after a reconnect.
-      void sub.subscribe(this.channel).catch((err: unknown) => this.opts.onError?.(err));
+      void sub.subscribe(this.channel).catch((err: unknown) => this.opts.clients.failed(err));
       this.subscriber = sub;
     }
     return () => this.handlers.delete(handler);
@@ -57,8 +63,11 @@ export class RedisEventBus implements EventBus {
 
   async close(): Promise<void> {
     this.handlers.clear();
-    // QUIT waits for an answer; to a Redis that is down it would wait (queued) forever.
-    const end = (c: Redis | undefined) => (c?.status === 'ready' ? c.quit().then(() => undefined, () => c.disconnect()) : c?.disconnect());
-    await Promise.all([end(this.publisher), end(this.subscriber)]);
+    // The subscriber has nothing to flush, and a QUIT queued behind its offline SUBSCRIBE would
+    // wait for Redis for ever; the publisher's QUIT is bounded by its command timeout. Only
+    // disconnect() also closes the sentinel connections that watch for a failover.
+    this.subscriber?.disconnect();
+    await this.publisher.quit().catch(() => undefined);
+    this.publisher.disconnect();
   }
 }

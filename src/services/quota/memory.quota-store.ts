@@ -1,4 +1,4 @@
-/** In-process quota store: the embedded default (one process, no REDIS_URL). */
+/** In-process quota store: the embedded default (one process, no Redis configured). */
 import { windowOf } from '../../domain/quota';
 import type { ConsumeResult, CounterWindow, QuotaStore } from './quota-store';
 

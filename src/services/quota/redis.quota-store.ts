@@ -1,11 +1,13 @@
 /**
- * Redis quota store (REDIS_URL): one Lua script checks and increments every window of a call
- * atomically, so quotas hold across any number of gateway instances and concurrent requests.
+ * Redis quota store (REDIS_URL or REDIS_SENTINELS): one Lua script checks and increments every
+ * window of a call atomically, so quotas hold across any number of gateway instances and
+ * concurrent requests.
  * Commands fail fast while Redis is unreachable (no offline queue): the caller answers 503
  * rather than serving unmetered, and the client reconnects by itself.
  */
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { windowOf } from '../../domain/quota';
+import type { RedisClients } from '../redis-clients';
 import type { ConsumeResult, CounterWindow, QuotaStore } from './quota-store';
 
 // KEYS[i]: counter of window i. ARGV[i]: its limit (-1 = unlimited); ARGV[n+i]: its TTL in ms.
@@ -36,7 +38,7 @@ const READY_WAIT_MS = 500;
 type ConsumeCommand = (keys: number, ...args: Array<string | number>) => Promise<number[]>;
 
 export interface RedisQuotaOptions {
-  url: string;
+  clients: RedisClients;
   /** Key prefix, so several deployments (or test runs) can share one Redis. */
   prefix?: string;
   commandTimeoutMs?: number;
@@ -45,24 +47,33 @@ export interface RedisQuotaOptions {
 export class RedisQuotaStore implements QuotaStore {
   readonly kind = 'redis';
   readonly redis: Redis;
+  private readonly clients: RedisClients;
   private readonly prefix: string;
   private waiting: Promise<void> | undefined;
 
   constructor(opts: RedisQuotaOptions) {
     this.prefix = opts.prefix ?? 'mds:q:';
-    this.redis = new Redis(opts.url, {
+    this.clients = opts.clients;
+    this.redis = opts.clients.connect({
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: opts.commandTimeoutMs ?? 1_000,
-      connectTimeout: 2_000,
-      retryStrategy: (times) => Math.min(times * 100, 1_000),
-      lazyConnect: false,
       // Commands issued in the same tick share one write: fewer syscalls under load.
       enableAutoPipelining: true,
     });
-    // Connection errors surface as failed commands (503); do not crash on the event.
-    this.redis.on('error', () => undefined);
     this.redis.defineCommand('mdsConsume', { lua: CONSUME_LUA });
+  }
+
+  /** Run a call, telling the clients' dependency state how it went. */
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await run();
+      this.clients.succeeded();
+      return result;
+    } catch (err) {
+      this.clients.failed(err);
+      throw err;
+    }
   }
 
   /**
@@ -89,6 +100,10 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   async consume(id: string, windows: readonly CounterWindow[], nowMs: number): Promise<ConsumeResult> {
+    return this.call(() => this.consumeReady(id, windows, nowMs));
+  }
+
+  private async consumeReady(id: string, windows: readonly CounterWindow[], nowMs: number): Promise<ConsumeResult> {
     await this.ready();
     const keys: string[] = [];
     const limits: number[] = [];
@@ -106,8 +121,10 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   async ping(): Promise<void> {
-    await this.ready();
-    await this.redis.ping();
+    await this.call(async () => {
+      await this.ready();
+      await this.redis.ping();
+    });
   }
 
   async close(): Promise<void> {
