@@ -10,6 +10,9 @@ import { parseArgs } from 'node:util';
 import { startFormation } from '../test/helpers/pg-auto-failover';
 import { runMds, startGateway, type GatewayProcess } from '../test/helpers/processes';
 import { csvFile } from '../test/helpers/csv';
+import { startSentinelCluster } from '../test/helpers/redis-sentinel';
+import { requestLoop, type RequestLoop, type Sample } from '../test/helpers/request-loop';
+import { pause } from '../test/helpers/wait';
 import { benchDatabase } from './bench-support';
 
 const { values } = parseArgs({
@@ -29,44 +32,35 @@ const ADMIN = 'bench-admin-token';
 const T0 = Date.UTC(2026, 0, 1);
 const ROWS = 10_000;
 
-interface Outcome {
-  start: number;
-  end: number;
-  status: number;
+/** `CONNECTIONS` request loops over the gateways, each request a 100-row page somewhere in the history. */
+function load(gateways: GatewayProcess[], key: string): RequestLoop[] {
+  let n = 0;
+  return Array.from({ length: CONNECTIONS }, (_, i) =>
+    requestLoop(
+      (signal) => {
+        const from = T0 + ((i * 997 + n++) % (ROWS - 100)) * 60_000;
+        return fetch(`${gateways[i % gateways.length].url}/v1/ohlcv?symbol=BTC-USDT&exchange=spot&timeframe=1m&start=${from}&limit=100`, { headers: { 'X-API-Key': key }, signal });
+      },
+      { workers: 1, gapMs: 0, timeoutMs: 15_000 },
+    ),
+  );
 }
 
-/** `connections` loops over the gateways, each request a 100-row page, until `stop()`. */
-async function load(gateways: GatewayProcess[], key: string, stop: () => boolean): Promise<Outcome[]> {
-  const out: Outcome[] = [];
-  const loop = async (g: GatewayProcess, i: number) => {
-    while (!stop()) {
-      const start = Date.now();
-      const from = T0 + ((i * 997 + out.length) % (ROWS - 100)) * 60_000;
-      const status = await fetch(`${g.url}/v1/ohlcv?symbol=BTC-USDT&exchange=spot&timeframe=1m&start=${from}&limit=100`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(15_000) })
-        .then(async (r) => (await r.arrayBuffer(), r.status))
-        .catch(() => 0);
-      out.push({ start, end: Date.now(), status });
-      if (status !== 200) await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => loop(gateways[i % gateways.length], i)));
-  return out;
-}
-
+const stopAll = async (loops: RequestLoop[]) => (await Promise.all(loops.map((l) => l.stop()))).flat();
 const p99 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))] : null);
 
 /** What a failover cost the clients: 503 seconds from the kill and from the promotion, other failures, p99 after. */
-function summarize(outcomes: Outcome[], killedAt: number, promotedAt: number) {
-  const refused = outcomes.filter((o) => o.status === 503 && o.end >= killedAt);
+function summarize(samples: Sample[], killedAt: number, promotedAt: number) {
+  const refused = samples.filter((o) => o.status === 503 && o.end >= killedAt);
   const lastRefused = refused.length ? Math.max(...refused.map((o) => o.end)) : killedAt;
-  const after = outcomes.filter((o) => o.start >= promotedAt && o.start < promotedAt + AFTER_MS && o.status === 200);
+  const after = samples.filter((o) => o.start >= promotedAt && o.start < promotedAt + AFTER_MS && o.status === 200);
   return {
     promotion_s: (promotedAt - killedAt) / 1000,
     unavailable_from_kill_s: (lastRefused - killedAt) / 1000,
     unavailable_from_promotion_s: Math.max(0, lastRefused - promotedAt) / 1000,
     refused_503: refused.length,
-    failed_otherwise: outcomes.filter((o) => o.status !== 200 && o.status !== 503).length,
-    requests: outcomes.length,
+    failed_otherwise: samples.filter((o) => o.status !== 200 && o.status !== 503).length,
+    requests: samples.length,
     p99_after_ms: p99(after.map((o) => o.end - o.start)),
   };
 }
@@ -88,14 +82,13 @@ async function postgresRun() {
     const gateways = [await startGateway(env), await startGateway(env)];
     try {
       const key = await newKey(gateways[0]);
-      let stopAt = Infinity;
-      const running = load(gateways, key, () => Date.now() >= stopAt);
-      await new Promise((r) => setTimeout(r, 3_000));
+      const loops = load(gateways, key);
+      await pause(3_000);
       const lost = (await formation.primary())!;
       const killedAt = await formation.kill(lost);
       const promotedAt = await formation.promoted(formation.nodes.find((n) => n !== lost)!);
-      stopAt = promotedAt + AFTER_MS;
-      return summarize(await running, killedAt, promotedAt);
+      await pause(promotedAt + AFTER_MS - Date.now());
+      return summarize(await stopAll(loops), killedAt, promotedAt);
     } finally {
       await Promise.all(gateways.map((g) => g.stop()));
     }
@@ -108,39 +101,59 @@ async function postgresRun() {
 async function shutdownRun(databaseUrl: string) {
   const g = await startGateway({ ...GATEWAY_ENV, DATABASE_URL: databaseUrl });
   const key = await newKey(g);
-  let stopped = false;
-  let signalledAt = Infinity;
-  const running = load([g], key, () => stopped || Date.now() > signalledAt + 15_000);
-  await new Promise((r) => setTimeout(r, 3_000));
-  signalledAt = Date.now();
+  const loops = load([g], key);
+  await pause(3_000);
+  const signalledAt = Date.now();
   g.kill('SIGTERM');
   const code = await g.exited();
   const exitMs = Date.now() - signalledAt;
-  stopped = true;
-  const outcomes = await running;
   // Requests begun before the signal were accepted: each must have completed.
-  const accepted = outcomes.filter((o) => o.start < signalledAt);
+  const accepted = (await stopAll(loops)).filter((o) => o.start < signalledAt);
   return { exit_ms: exitMs, exit_code: code, accepted: accepted.length, accepted_failed: accepted.filter((o) => o.status !== 200).length };
 }
 
-async function main(): Promise<void> {
-  const results: Record<string, unknown[]> = { postgres: [], shutdown: [] };
-  for (let run = 1; run <= RUNS; run++) {
-    if (!values.only || values.only === 'postgres') {
-      const r = await postgresRun();
-      results.postgres.push(r);
-      console.log(JSON.stringify({ run, postgres: r }));
+/** The Redis master SIGKILLed under load: its sentinels promote the replica. */
+async function redisRun(databaseUrl: string) {
+  const cluster = await startSentinelCluster();
+  try {
+    const env = { ...GATEWAY_ENV, DATABASE_URL: databaseUrl, REDIS_SENTINELS: cluster.sentinels };
+    const gateways = [await startGateway(env), await startGateway(env)];
+    try {
+      const key = await newKey(gateways[0]);
+      const loops = load(gateways, key);
+      await pause(3_000);
+      const { killedAt, promoted } = await cluster.killMaster();
+      const promotedAt = (await promoted).at;
+      await pause(promotedAt + AFTER_MS - Date.now());
+      return summarize(await stopAll(loops), killedAt, promotedAt);
+    } finally {
+      await Promise.all(gateways.map((g) => g.stop()));
     }
-    if (!values.only || values.only === 'shutdown') {
-      const db = await benchDatabase();
-      try {
-        await runMds(['import', 'candles', '--exchange', 'spot', '--symbol', 'BTC-USDT', '--timeframe', '1m', '--file', CANDLES], { DATABASE_URL: db.url });
-        const r = await shutdownRun(db.url);
-        results.shutdown.push(r);
-        console.log(JSON.stringify({ run, shutdown: r }));
-      } finally {
-        await db.drop();
-      }
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** Each kind of run in turn, `RUNS` times; every run on fresh servers. */
+async function main(): Promise<void> {
+  const results: Record<string, unknown[]> = { postgres: [], redis: [], shutdown: [] };
+  const withData = async <T>(fn: (url: string) => Promise<T>): Promise<T> => {
+    const db = await benchDatabase();
+    try {
+      const imported = await runMds(['import', 'candles', '--exchange', 'spot', '--symbol', 'BTC-USDT', '--timeframe', '1m', '--file', CANDLES], { DATABASE_URL: db.url });
+      if (imported.code !== 0) throw new Error(imported.stderr);
+      return await fn(db.url);
+    } finally {
+      await db.drop();
+    }
+  };
+  const kinds: Record<string, () => Promise<unknown>> = { postgres: postgresRun, redis: () => withData(redisRun), shutdown: () => withData(shutdownRun) };
+  for (let run = 1; run <= RUNS; run++) {
+    for (const [kind, measure] of Object.entries(kinds)) {
+      if (values.only && values.only !== kind) continue;
+      const r = await measure();
+      results[kind].push(r);
+      console.log(JSON.stringify({ run, [kind]: r }));
     }
   }
   console.log(JSON.stringify({ summary: results }, null, 2));

@@ -10,31 +10,13 @@ import { lastClosedOpen } from '../../src/domain/timeframe';
 import { startFormation, type Formation, type FormationNode } from '../helpers/pg-auto-failover';
 import { privateRedis, spawnMds, startGateway, type GatewayProcess, type MdsProcess, type PrivateRedis } from '../helpers/processes';
 import { describeWith } from '../helpers/requirements';
+import { requestLoop } from '../helpers/request-loop';
 import { pause, pollUntil } from '../helpers/wait';
 import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
 const ADMIN = 'failover-admin-token';
-
-interface Sample {
-  loop: string;
-  start: number;
-  end: number;
-  status: number;
-}
-
-/** Call `request` back to back until `stop()`, recording each outcome (0: no HTTP answer). */
-async function requestLoop(loop: string, request: () => Promise<number>, stop: () => boolean): Promise<Sample[]> {
-  const out: Sample[] = [];
-  while (!stop()) {
-    const start = Date.now();
-    const status = await request().catch(() => 0);
-    out.push({ loop, start, end: Date.now(), status });
-    if (status !== 200 && status !== 201) await pause(50);
-  }
-  return out;
-}
 
 describeWith(['POSTGRES_BIN', 'PG_AUTOCTL'], 'a PostgreSQL failover on pg_auto_failover', (pgBin, autoctl) => {
   let formation: Formation;
@@ -75,36 +57,38 @@ describeWith(['POSTGRES_BIN', 'PG_AUTOCTL'], 'a PostgreSQL failover on pg_auto_f
     const gateways: GatewayProcess[] = [await startGateway(env)];
     gateways.push(await startGateway(env));
     const acknowledged: string[] = [];
-    const newKey = (g: GatewayProcess) =>
+    const newKey = (g: GatewayProcess, signal?: AbortSignal) =>
       fetch(`${g.url}/v1/auth/keys`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-Admin-Token': ADMIN },
         body: JSON.stringify({ user_id: randomUUID(), tier: 'pro' }),
-        signal: AbortSignal.timeout(12_000),
+        signal,
       });
     try {
       const { key } = (await (await newKey(gateways[0])).json()) as { key: string };
-      const write = (g: GatewayProcess) => async () => {
-        const res = await newKey(g);
-        const body = (await res.json()) as { key?: string };
-        if (res.status === 201) acknowledged.push(createHash('sha256').update(body.key!).digest('hex'));
-        return res.status;
+      // A write acknowledged (201) is remembered by its key's hash, to be looked for after.
+      const write = (g: GatewayProcess) => async (signal: AbortSignal) => {
+        const res = await newKey(g, signal);
+        const body = await res.text();
+        if (res.status === 201) acknowledged.push(createHash('sha256').update((JSON.parse(body) as { key: string }).key).digest('hex'));
+        return new Response(body, { status: res.status });
       };
-      const read = (g: GatewayProcess) => async () =>
-        (await fetch(`${g.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1h&start=2026-01-01`, { headers: { 'X-API-Key': key }, signal: AbortSignal.timeout(12_000) })).status;
-
-      let stopAt = Infinity;
-      const stop = () => Date.now() >= stopAt;
-      const loops = gateways.flatMap((g, i) => [requestLoop(`read ${i}`, read(g), stop), requestLoop(`write ${i}`, write(g), stop)]);
+      const read = (g: GatewayProcess) => (signal: AbortSignal) =>
+        fetch(`${g.url}/v1/ohlcv?symbol=BTC-USDT&exchange=perp&timeframe=1h&start=2026-01-01`, { headers: { 'X-API-Key': key }, signal });
+      const loops = gateways.flatMap((g, i) => [
+        { name: `read ${i}`, loop: requestLoop(read(g), { workers: 1, timeoutMs: 12_000 }) },
+        { name: `write ${i}`, loop: requestLoop(write(g), { workers: 1, timeoutMs: 12_000 }) },
+      ]);
       await pause(2_000);
       const { lost, killedAt, promotedAt } = await failover();
-      stopAt = promotedAt + 20_000;
-      const samples = (await Promise.all(loops)).flat();
+      await pause(promotedAt + 20_000 - Date.now());
+      const stopped = await Promise.all(loops.map(async ({ name, loop }) => ({ name, samples: await loop.stop() })));
+      const samples = stopped.flatMap(({ name, samples }) => samples.map((s) => ({ loop: name, ...s })));
 
       expect(samples.filter((s) => ![200, 201, 503].includes(s.status) || s.end - s.start > 10_000)).toEqual([]);
-      for (const loop of new Set(samples.map((s) => s.loop))) {
-        const late = samples.filter((s) => s.loop === loop && s.start >= promotedAt + 15_000);
-        expect({ loop, answered: late.length > 0, refused: late.filter((s) => s.status !== 200 && s.status !== 201).length }).toEqual({ loop, answered: true, refused: 0 });
+      for (const { name } of loops) {
+        const late = samples.filter((s) => s.loop === name && s.start >= promotedAt + 15_000);
+        expect({ name, answered: late.length > 0, refused: late.filter((s) => s.status !== 200 && s.status !== 201).length }).toEqual({ name, answered: true, refused: 0 });
       }
       // The loss showed: 503s after the kill.
       expect(samples.some((s) => s.status === 503 && s.end >= killedAt)).toBe(true);
