@@ -1,6 +1,6 @@
 /**
  * Which adapter serves each role. A third venue is one adapter file implementing VenueAdapter
- * (venue.ts) plus a change of one line here (CONTRIBUTING.md, "Add a venue").
+ * (venue.ts) plus its import and role line here; the other steps: CONTRIBUTING.md, "Add a venue".
  */
 import type { IngestConfig } from '../config';
 import { BinanceVenue } from './binance.venue';
