@@ -1,7 +1,8 @@
 /**
  * Which host of a (multi-host) connection URL new connections go to: the hosts are tried in
- * order, as libpq does, and with `target_session_attrs=read-write` the one not in recovery is
- * the one. A failed connection or statement makes the pool suspect its host and look again, so
+ * order, as libpq does: with `target_session_attrs=read-write` the one whose sessions are
+ * read-write by default (a promoted node may refuse writes for a while), with `primary` the one
+ * not in recovery. A failed connection or statement makes the pool suspect its host and look again, so
  * after a failover the service finds the promoted node by itself (docs/ARCHITECTURE.md).
  */
 import pg from 'pg';
@@ -75,14 +76,20 @@ export class PrimaryLocator {
     return this.searching;
   }
 
-  /** Throw when a new connection landed on a node in recovery (a demoted primary, a standby). */
+  /** Throw when a new connection landed where writes are refused (a demoted primary, a standby). */
   async verify(client: pg.ClientBase): Promise<void> {
     if (!this.needsWritable) return;
-    const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-    if (rows[0].standby) {
+    if (!(await this.suits(client))) {
       this.suspect();
-      throw Object.assign(new Error(`${this.host} is in recovery (not the primary)`), { code: '25006' });
+      throw Object.assign(new Error(`${this.host} does not accept writes (not the primary, or not yet)`), { code: '25006' });
     }
+  }
+
+  /** libpq's test: read-write is `transaction_read_only` off; primary is not in recovery. */
+  private async suits(client: pg.ClientBase): Promise<boolean> {
+    const sql = this.target.targetSessionAttrs === 'primary' ? 'SELECT NOT pg_is_in_recovery() AS ok' : "SELECT current_setting('transaction_read_only') = 'off' AS ok";
+    const { rows } = await client.query<{ ok: boolean }>(sql);
+    return rows[0].ok;
   }
 
   /** The first config of `host` that connects and, when asked, is writable; null otherwise. */
@@ -92,9 +99,8 @@ export class PrimaryLocator {
       client.on('error', () => undefined);
       try {
         await client.connect();
-        if (!this.needsWritable) return config;
-        const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
-        return rows[0].standby ? null : config;
+        if (!this.needsWritable || (await this.suits(client))) return config;
+        return null;
       } catch {
         // Unreachable with this config: the next one (plain after encrypted, for sslmode=prefer), or the next host.
       } finally {

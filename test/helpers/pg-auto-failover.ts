@@ -113,7 +113,8 @@ export async function startFormation(autoctl: string, pgBin: string, database = 
     if (!done(await pollUntil(() => states().catch(() => []), done, { withinMs, everyMs: 250 }))) throw new Error(`the formation did not settle: ${JSON.stringify(await states().catch(() => []))}`);
   };
   await settled();
-  const writable = async (node: FormationNode) => query<{ ok: boolean }>(node.url.replace(/\/[^/]*$/, '/postgres'), 'SELECT NOT pg_is_in_recovery() AS ok').then((r) => r[0].ok, () => false);
+  // As target_session_attrs=read-write judges it: a promoted node refuses writes until the monitor lets it.
+  const writable = async (node: FormationNode) => query<{ ok: boolean }>(node.url.replace(/\/[^/]*$/, '/postgres'), "SELECT current_setting('transaction_read_only') = 'off' AS ok").then((r) => r[0].ok, () => false);
   const first = nodes.find(() => true)!;
   await query(first.url.replace(/\/[^/]*$/, '/postgres'), `CREATE DATABASE ${database}`);
 
