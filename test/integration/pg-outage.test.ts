@@ -133,7 +133,8 @@ describeWith('DATABASE_URL', 'PostgreSQL down under a running server', (serverUr
       while (running) outcomes.push(await call(kind));
     };
     const workers = [worker('rest'), worker('rest'), worker('rest'), worker('gql'), worker('gql'), worker('health')];
-    await pause(300);
+    // Traffic served first (a busy machine answers more slowly: wait for the answers, not a time).
+    await pollUntil(async () => outcomes.length, (n) => n > 10, { withinMs: 30_000, everyMs: 20 });
     const cutAt = Date.now();
     await proxy.cut();
     await pause(1_500);
