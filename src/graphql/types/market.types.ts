@@ -97,7 +97,7 @@ export class FundingPageType {
 @ObjectType('Coverage', { description: 'First and last candle (or funding) time of a market at one timeframe.' })
 export class CoverageType implements DomainCoverage {
   @Field(() => String, { description: '1m, 5m, 15m, 1h, 4h, 1d or funding' })
-  timeframe!: FeatureTimeframe;
+  timeframe!: FeatureTimeframe | 'derivatives';
   @Field()
   first!: string;
   @Field(() => String)
