@@ -199,6 +199,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
       void publisher.candlesStored(s.seriesId, s.timeframe, s.first, s.last);
     },
     (f) => void publisher.fundingStored(f.seriesId, f.first, f.last),
+    (d) => void publisher.derivativesStored(d.seriesId, d.first, d.last),
   );
   const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {

@@ -3,10 +3,14 @@
  * subscription when it starts, then one every `intervalMs`, at slots half an interval off the
  * second (so an update is never sent at a minute boundary, where its minute would depend on
  * delivery). Each update carries the context at its slot's time (context-model.ts), so a test
- * can recompute what it was sent. Nothing is pushed while the context is silent.
+ * can recompute what it was sent. Nothing is pushed while the context is silent. It looks at the
+ * clock at least every 100 ms, so a clock a test moves by hand is followed.
  */
 import type { Faults } from './faults';
 import type { SimMarket } from './market';
+
+/** The longest the feed goes without looking at the clock. */
+const LOOK_MS = 100;
 
 export interface ContextSubscription {
   coin: string;
@@ -32,6 +36,7 @@ export class ContextFeed {
   }
 
   add(sub: ContextSubscription): void {
+    if (this.subs.size === 0) this.lastSlot = this.slotOf(this.market.now());
     this.subs.add(sub);
     if (!this.faults.contextSilent) sub.push(this.market.now());
     this.schedule();
@@ -60,7 +65,7 @@ export class ContextFeed {
     clearTimeout(this.timer);
     if (this.subs.size === 0) return;
     const next = this.slotOf(this.market.now()) + this.intervalMs;
-    this.timer = setTimeout(() => this.tick(), Math.max(1, next - this.market.now()));
+    this.timer = setTimeout(() => this.tick(), Math.max(1, Math.min(LOOK_MS, next - this.market.now())));
     this.timer.unref();
   }
 }

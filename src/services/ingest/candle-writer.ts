@@ -2,13 +2,15 @@
  * The one write path of live data (ingested batches, repairs, the demo feed): under the symbol's
  * lock, one transaction upserts the closed candles, rolls up the coarser buckets they complete and
  * writes the features of every completed bucket (and the funding features when an hour completed
- * or funding changed), so a crash leaves all of it or none. One symbol's writes run in order of
- * arrival, a few symbols at once; quality stays on its schedule. What was stored is reported
- * after the commit (metrics, the subscriptions' events).
+ * or funding changed), so a crash leaves all of it or none. The perpetual's context minutes take
+ * the same path with their rollups (nothing derived reads them: no symbol lock). One symbol's
+ * writes run in order of arrival, a few symbols at once; quality stays on its schedule and never
+ * reads the context. What was stored is reported after the commit (metrics, the events).
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
 import type { CandleInput, FundingRateInput } from '../../domain/csv-rows';
+import type { DerivativesInput } from '../../domain/derivatives';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, type CandleTimeframe } from '../../domain/timeframe';
 import type { FeaturePrecomputeService } from '../feature-precompute.service';
 
@@ -26,13 +28,15 @@ export interface StoredCandles {
   last: number;
 }
 
-/** What a stored funding batch changed (for what listens to stored data). */
+/** What a stored funding batch (or batch of context minutes) changed (for what listens to stored data). */
 export interface StoredFunding {
   seriesId: number;
   rows: number;
   first: number;
   last: number;
 }
+
+export type StoredDerivatives = StoredFunding;
 
 /** Whether a bucket of `tf` ends inside (fromMs, toMs]: a bucket boundary lies there. */
 function completesBucket(fromMs: number, toMs: number, tf: CandleTimeframe): boolean {
@@ -93,11 +97,12 @@ export class CandleWriter {
   private readonly symbols = new KeyedQueue();
 
   constructor(
-    private readonly store: Pick<Store, 'symbolTransaction'>,
+    private readonly store: Pick<Store, 'symbolTransaction' | 'transaction'>,
     private readonly features: FeaturePrecomputeService,
     private readonly clock: () => number,
     private readonly onStored: (s: StoredCandles) => void = () => undefined,
     private readonly onFunding: (s: StoredFunding) => void = () => undefined,
+    private readonly onDerivatives: (s: StoredDerivatives) => void = () => undefined,
   ) {}
 
   /**
@@ -155,5 +160,24 @@ export class CandleWriter {
     const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
     const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);
     this.onFunding({ seriesId: series.id, rows: rows.length, first, last });
+  }
+
+  /**
+   * Store closed minutes of a perpetual's context with the rollups they complete, in one
+   * transaction; one series' writes in order.
+   */
+  async derivatives(series: SeriesRef, rows: readonly DerivativesInput[]): Promise<void> {
+    if (rows.length === 0) return;
+    const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
+    const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);
+    await this.symbols.run(`derivatives|${series.id}`, () =>
+      this.slots.run(() =>
+        this.store.transaction(async (tx) => {
+          await tx.derivatives.upsert(series.id, oneBatch(rows));
+          await tx.derivatives.rollUp(series.id, first, last, this.clock());
+        }),
+      ),
+    );
+    this.onDerivatives({ seriesId: series.id, rows: rows.length, first, last });
   }
 }
