@@ -17,6 +17,7 @@ const GRAPHQL_TYPES = { text: String, integer: Int, boolean: Boolean, list: [Str
 /** Which parameters each field takes from its parent instead of its arguments. */
 const FROM_PARENT: Partial<Record<keyof MarketEndpoints, readonly string[]>> = {
   ohlcv: ['symbol', 'exchange'],
+  derivatives: ['symbol', 'exchange'],
   funding: ['symbol', 'exchange'],
   features: ['symbol', 'exchange'],
   quality: ['symbol', 'exchange'],
