@@ -80,6 +80,24 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  'import derivatives': {
+    usage: 'mds import derivatives --exchange E --symbol S --file F.csv',
+    summary:
+      "import a perpetual's context per minute from CSV (header time,open_interest,mark_price,oracle_price,mid_price,predicted_funding_rate,venue_premium), then roll it up",
+    options: {
+      exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
+      symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
+      file: { type: 'string', required: true, help: 'path of the CSV file' },
+    },
+    async run(services, options) {
+      const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
+      const t0 = performance.now();
+      const result = await services.importer.importDerivatives(market, String(options.file));
+      const t1 = performance.now();
+      if (result.from !== null && result.to !== null) await services.recompute.afterDerivativesChanged(result.seriesId, result.from, result.to, now());
+      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollups: Math.round(performance.now() - t1) } };
+    },
+  },
   'seed-demo': {
     usage: 'mds seed-demo',
     summary: 'write the deterministic demo data set ending now (idempotent)',

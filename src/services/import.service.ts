@@ -1,5 +1,5 @@
 /**
- * CSV import of candles and funding rates. Every row is validated while it streams into the
+ * CSV import of candles, funding rates and a perpetual's context. Every row is validated while it streams into the
  * database inside one transaction: one bad row rejects the file with `file:line: reason` and
  * nothing of it is written; re-importing the same rows is idempotent (upsert). Lines are found in
  * blocks of bytes (csv-lines.ts); a candle line of the common shape goes straight into the COPY
@@ -20,6 +20,7 @@ import {
   splitCsvLine,
   type FundingRateInput,
 } from '../domain/csv-rows';
+import { DERIVATIVES_HEADER, parseDerivativesRow, type DerivativesInput } from '../domain/derivatives';
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
@@ -142,6 +143,27 @@ function fundingBatches(file: string, track: Tracker): AsyncGenerator<FundingRat
   );
 }
 
+/** The context minutes of `file`, a batch per block. */
+function derivativesBatches(file: string, track: Tracker): AsyncGenerator<DerivativesInput[]> {
+  let batch: DerivativesInput[] = [];
+  return dataLines(
+    file,
+    DERIVATIVES_HEADER,
+    track,
+    (block, start, end) => {
+      const row = parseDerivativesRow(splitCsvLine(lineText(block, start, end)));
+      count(track, row.time);
+      batch.push(row);
+    },
+    () => {
+      if (batch.length === 0) return null;
+      const out = batch;
+      batch = [];
+      return out;
+    },
+  );
+}
+
 /** A path that is no readable file is named plainly, not as Node's ENOENT/EISDIR text. */
 async function requireFile(file: string): Promise<void> {
   let st;
@@ -191,6 +213,19 @@ export class ImportService {
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
       await tx.funding.upsert(id, () => fundingBatches(file, track));
+      return id;
+    });
+    return { seriesId, exchange, symbol: market.symbol, ...track };
+  }
+
+  /** A perpetual's context per minute (`time,open_interest,mark_price,oracle_price,mid_price,predicted_funding_rate,venue_premium`). */
+  async importDerivatives(market: MarketRef, file: string): Promise<ImportResult> {
+    const exchange = this.exchanges.requirePerp(this.exchanges.parseExchange(market.exchange), 'perpetual context');
+    await requireFile(file);
+    const track: Tracker = { rows: 0, from: null, to: null };
+    const seriesId = await this.store.transaction(async (tx) => {
+      const id = await tx.series.ensure({ exchange, symbol: market.symbol });
+      await tx.derivatives.upsert(id, () => derivativesBatches(file, track));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };

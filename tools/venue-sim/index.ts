@@ -19,7 +19,7 @@ import { SimMarket } from './market';
 import type { SimContext } from './rest';
 import { SimSockets } from './sockets';
 import { coinOf, type SimVenue } from './venues';
-import { binanceValues, fundingRateText, hyperliquidContextValues, hyperliquidValues, type SimCandle, type SimContextValues } from './wire-format';
+import { binanceKline, binanceValues, fundingRateText, hyperliquidContextValues, hyperliquidValues, type SimCandle, type SimContextValues } from './wire-format';
 import { WeightWindow } from './weight';
 
 export type { SimVenue } from './venues';
@@ -130,6 +130,17 @@ export class VenueSimulator {
     if (i === undefined || !market.served(venue, instrument, i, openMs)) return null;
     const values = market.values(venue, instrument, i, openMs);
     return venue === 'hyperliquid' ? hyperliquidValues(coinOf(venue, instrument), values) : binanceValues(values);
+  }
+
+  /** The trade flow the venue sends with a candle (Hyperliquid: trades; Binance: also quote and taker-buy volumes), as its strings. */
+  tradeFlow(venue: SimVenue, instrument: string, interval: string, openMs: number): Record<string, string> | null {
+    const market = this.ctx.market;
+    const i = market.interval(venue, interval);
+    if (i === undefined || !market.served(venue, instrument, i, openMs)) return null;
+    const values = market.values(venue, instrument, i, openMs);
+    if (venue === 'hyperliquid') return { trades: String(values.trades) };
+    const k = binanceKline(market.frame(instrument, i, openMs), values);
+    return { quoteVolume: String(k[7]), trades: String(k[8]), takerBuyVolume: String(k[9]), takerBuyQuoteVolume: String(k[10]) };
   }
 
   /** The funding rate of an hour (Hyperliquid), as the venue's string; null if not (yet) published. */
