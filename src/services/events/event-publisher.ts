@@ -38,7 +38,8 @@ export class EventPublisher {
    */
   async candlesStored(seriesId: number, timeframe: CandleTimeframe, firstMs: number, lastMs: number): Promise<void> {
     await this.periodsStored(seriesId, timeframe, firstMs, lastMs, async (market, tf, from, to, lsn) => {
-      const candles: Candle[] = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      // With the trade flow, so a subscription may select it as a query does.
+      const candles: Candle[] = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS, true)).get(seriesId) ?? [];
       if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles }, lsn);
     });
   }
