@@ -30,6 +30,13 @@ interface Command {
 
 const now = () => Date.now();
 
+/** The options of an import into a perpetual series. */
+const PERP_IMPORT_OPTIONS: Command['options'] = {
+  exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
+  symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
+  file: { type: 'string', required: true, help: 'path of the CSV file' },
+};
+
 const COMMANDS: Record<string, Command> = {
   migrate: {
     usage: 'mds migrate',
@@ -64,11 +71,7 @@ const COMMANDS: Record<string, Command> = {
   'import funding': {
     usage: 'mds import funding --exchange E --symbol S --file F.csv',
     summary: 'import hourly funding rates from CSV (header time,rate); perpetual venue only',
-    options: {
-      exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
-      symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
-      file: { type: 'string', required: true, help: 'path of the CSV file' },
-    },
+    options: PERP_IMPORT_OPTIONS,
     async run(services, options) {
       const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
       return services.recompute.forSymbol(market.symbol, async () => {
@@ -84,11 +87,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'mds import derivatives --exchange E --symbol S --file F.csv',
     summary:
       "import a perpetual's context per minute from CSV (header time,open_interest,mark_price,oracle_price,mid_price,predicted_funding_rate,venue_premium), then roll it up",
-    options: {
-      exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
-      symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
-      file: { type: 'string', required: true, help: 'path of the CSV file' },
-    },
+    options: PERP_IMPORT_OPTIONS,
     async run(services, options) {
       const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
       const t0 = performance.now();

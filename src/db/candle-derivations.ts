@@ -8,6 +8,20 @@ import { sqlTime } from './sql';
 export const wholeSum = (col: string) => `CASE WHEN count(${col}) = count(*) THEN sum(${col}) END`;
 
 /**
+ * The source of a rollup's INSERT: the finer rows of `table` (its `columns`) grouped by bucket,
+ * closed buckets only. $1 series, $3 the bucket's period, $4 the finer timeframe, [$5, $6) the
+ * finer rows' range, $7 now.
+ */
+export const finerByBucket = (table: string, columns: string) => `
+FROM (
+  SELECT date_bin($3::interval, time, timestamptz '1970-01-01 00:00:00+00') AS bucket, ${columns}
+  FROM ${table}
+  WHERE series_id = $1 AND timeframe = $4 AND time >= $5 AND time < $6
+) finer
+GROUP BY bucket
+HAVING bucket + $3::interval <= $7`;
+
+/**
  * A derived candle for every complete bucket (period closed at $7) from the finer candles it
  * has; an imported candle (derived = false) is never overwritten, nor a derived one rewritten
  * with the values it already holds (a live minute re-rolls its buckets without dead rows).
@@ -20,14 +34,7 @@ SELECT $1, $2, bucket,
        (array_agg(open ORDER BY time))[1], max(high), min(low),
        (array_agg(close ORDER BY time DESC))[1], sum(volume), true,
        ${wholeSum('quote_volume')}, ${wholeSum('trades')}, ${wholeSum('taker_buy_volume')}, ${wholeSum('taker_buy_quote_volume')}
-FROM (
-  SELECT date_bin($3::interval, time, timestamptz '1970-01-01 00:00:00+00') AS bucket, time, open, high, low, close, volume,
-         quote_volume, trades, taker_buy_volume, taker_buy_quote_volume
-  FROM candles
-  WHERE series_id = $1 AND timeframe = $4 AND time >= $5 AND time < $6
-) finer
-GROUP BY bucket
-HAVING bucket + $3::interval <= $7
+${finerByBucket('candles', 'time, open, high, low, close, volume, quote_volume, trades, taker_buy_volume, taker_buy_quote_volume')}
 ON CONFLICT (series_id, timeframe, time) DO UPDATE
   SET open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low,
       close = EXCLUDED.close, volume = EXCLUDED.volume,

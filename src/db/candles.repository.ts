@@ -10,7 +10,7 @@ import { AsciiText } from '../domain/ascii-text';
 import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput, TradeFlow } from '../domain/csv-rows';
 import type { Candle, Coverage, Page, TradeFlowField } from '../domain/market';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
+import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleJson, candleOf, candleWithFlowOf } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
@@ -188,16 +188,11 @@ export class CandlesRepository {
    * a change reaches at one level contain those it reaches at the finer one).
    */
   async rollUp(range: RollupRange, nowMs: number): Promise<void> {
-    const now = new Date(nowMs);
-    for (const target of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(range.from) + 1)) {
-      const p = TIMEFRAME_MS[target];
-      const start = bucketStart(range.startMs, target);
-      // The range's first bucket is its earliest: still open, then none has closed (a live
-      // minute completes a 5m bucket one time in five, a 1d bucket one in 1,440).
-      if (start + p > nowMs) continue;
-      const end = new Date(bucketStart(range.endMs, target) + p);
-      await this.partitions.ensure([{ timeframe: target, fromMs: start, toMs: end.getTime() - p }]);
-      await this.db.query(ROLLUP_SQL, [range.seriesId, target, `${p / 1000} seconds`, finerTimeframe(target), new Date(start), end, now], { prepare: true });
+    for (const s of rollupSpans(range.from, range.startMs, range.endMs, nowMs)) {
+      const p = TIMEFRAME_MS[s.timeframe];
+      await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
+      const params = [range.seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
+      await this.db.query(ROLLUP_SQL, params, { prepare: true });
     }
   }
 

@@ -5,8 +5,9 @@
  */
 import type { DerivativesInput } from '../domain/derivatives';
 import type { Derivatives } from '../domain/market';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
+import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
+import { finerByBucket } from './candle-derivations';
 import type { SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlDecimal, sqlTime, type WithSeries } from './sql';
@@ -58,13 +59,7 @@ INSERT INTO derivatives (${COLUMNS.join(', ')})
 SELECT $1, $2, bucket,
        (array_agg(open_interest_open ORDER BY time))[1], max(open_interest_high), min(open_interest_low),
        ${LAST.map((c) => `(array_agg(${c} ORDER BY time DESC))[1]`).join(', ')}
-FROM (
-  SELECT date_bin($3::interval, time, timestamptz '1970-01-01 00:00:00+00') AS bucket, *
-  FROM derivatives
-  WHERE series_id = $1 AND timeframe = $4 AND time >= $5 AND time < $6
-) finer
-GROUP BY bucket
-HAVING bucket + $3::interval <= $7
+${finerByBucket('derivatives', ['time', ...VALUES].join(', '))}
 ON CONFLICT (series_id, timeframe, time) DO UPDATE
   SET ${VALUES.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
   WHERE (${VALUES.map((c) => `derivatives.${c}`).join(', ')}) IS DISTINCT FROM (${VALUES.map((c) => `EXCLUDED.${c}`).join(', ')})`;
@@ -113,15 +108,11 @@ export class DerivativesRepository {
 
   /** Recompute 5m to 1d, each from the next finer timeframe, over the whole buckets containing [startMs, endMs] (as CandlesRepository.rollUp). */
   async rollUp(seriesId: number, startMs: number, endMs: number, nowMs: number): Promise<void> {
-    for (const target of CANDLE_TIMEFRAMES.slice(1)) {
-      const p = TIMEFRAME_MS[target];
-      const start = bucketStart(startMs, target);
-      if (start + p > nowMs) continue;
-      const end = bucketStart(endMs, target) + p;
-      await this.partitions.ensure([{ timeframe: target, fromMs: start, toMs: end - p }]);
-      await this.db.query(ROLLUP_SQL, [seriesId, target, `${p / 1000} seconds`, finerTimeframe(target), new Date(start), new Date(end), new Date(nowMs)], {
-        prepare: true,
-      });
+    for (const s of rollupSpans('1m', startMs, endMs, nowMs)) {
+      const p = TIMEFRAME_MS[s.timeframe];
+      await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
+      const params = [seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
+      await this.db.query(ROLLUP_SQL, params, { prepare: true });
     }
   }
 }

@@ -3,9 +3,23 @@
  * domain has keys, or columns): the GraphQL edge's own serializers. Everything else is served
  * as the domain object (graphql/types implement the domain types).
  */
-import type { Candle, Derivatives, FeatureRow } from '../domain/market';
+import type { Candle, Derivatives, FeatureRow, Page } from '../domain/market';
 import type { DerivativesColumnsType } from './types/derivatives.types';
 import type { CandleColumnsType, FeatureValuesType } from './types/market.types';
+
+/**
+ * A page with its `columns`, built only when selected, and once: compiled execution reads the
+ * property again for every field below it.
+ */
+export function withColumns<Row, C>(p: Page<Row>, build: (rows: readonly Row[]) => C): Page<Row> & { columns: C } {
+  let columns: C | undefined;
+  return {
+    ...p,
+    get columns() {
+      return (columns ??= build(p.data));
+    },
+  };
+}
 
 /** One field of every row, as a list; built when first read, once. */
 function lazyColumns<Row, C extends object>(rows: readonly Row[], names: ReadonlyArray<keyof C & keyof Row>): C {

@@ -112,50 +112,46 @@ function writeSmallDecimal(text: string, scale: number, words: Uint32Array, at: 
   return true;
 }
 
-function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: number): Data<Decimal> {
-  const n = values.length;
-  // Two's complement over 128 bits, little-endian: the low 64 bits (the array keeps the value
-  // modulo 2^64), then the high 64 (the arithmetic shift keeps the sign).
-  const words = new Uint32Array(4 * n);
-  const wide = new BigInt64Array(words.buffer);
-  const valid = new Uint8Array((n + 7) >> 3);
+/** Each present value of a column written by `write(i, value)`; the validity bitmap and null count of the others. */
+function present(values: ReadonlyArray<string | null | undefined>, write: (i: number, v: string) => void): { nullCount: number; nullBitmap?: Uint8Array } {
+  const valid = new Uint8Array((values.length + 7) >> 3);
   let nulls = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === null || v === undefined) {
       nulls++;
       continue;
     }
-    if (!writeSmallDecimal(v, scale, words, 4 * i)) {
-      const unscaled = unscaledDecimal(v, scale);
-      wide[2 * i] = unscaled;
-      wide[2 * i + 1] = unscaled >> 64n;
-    }
+    write(i, v);
     valid[i >> 3] |= 1 << (i & 7);
   }
-  const type = new Decimal(scale, PRECISION, 128);
-  return makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined, data: words });
+  return { nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined };
+}
+
+function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: number): Data<Decimal> {
+  // Two's complement over 128 bits, little-endian: the low 64 bits (the array keeps the value
+  // modulo 2^64), then the high 64 (the arithmetic shift keeps the sign).
+  const words = new Uint32Array(4 * values.length);
+  const wide = new BigInt64Array(words.buffer);
+  const nulls = present(values, (i, v) => {
+    if (writeSmallDecimal(v, scale, words, 4 * i)) return;
+    const unscaled = unscaledDecimal(v, scale);
+    wide[2 * i] = unscaled;
+    wide[2 * i + 1] = unscaled >> 64n;
+  });
+  return makeData({ type: new Decimal(scale, PRECISION, 128), length: values.length, ...nulls, data: words });
 }
 
 const INTEGER_TEXT = /^-?\d{1,18}$/;
 
 /** A column of whole numbers written as digits (a count), as Int64; null stays null. */
 function int64Column(values: ReadonlyArray<string | null | undefined>): Data<Int64> {
-  const n = values.length;
-  const data = new BigInt64Array(n);
-  const valid = new Uint8Array((n + 7) >> 3);
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) {
-      nulls++;
-      continue;
-    }
+  const data = new BigInt64Array(values.length);
+  const nulls = present(values, (i, v) => {
     if (!INTEGER_TEXT.test(v)) throw new Error(`not a whole number: ${v}`);
     data[i] = BigInt(v);
-    valid[i >> 3] |= 1 << (i & 7);
-  }
-  return makeData({ type: new Int64(), length: n, nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined, data });
+  });
+  return makeData({ type: new Int64(), length: values.length, ...nulls, data });
 }
 
 /** The page as an Arrow IPC stream: its schema and one record batch (empty on an empty page). */

@@ -18,9 +18,8 @@ import {
   parseCandleRow,
   parseFundingRow,
   splitCsvLine,
-  type FundingRateInput,
 } from '../domain/csv-rows';
-import { DERIVATIVES_HEADER, parseDerivativesRow, type DerivativesInput } from '../domain/derivatives';
+import { DERIVATIVES_HEADER, parseDerivativesRow } from '../domain/derivatives';
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
@@ -122,36 +121,15 @@ async function endsSpan(file: string, timeframe: CandleTimeframe): Promise<{ fro
   return last < 0 ? null : { fromMs: Math.min(first, last), toMs: Math.max(first, last) };
 }
 
-/** The funding rates of `file`, a batch per block. */
-function fundingBatches(file: string, track: Tracker): AsyncGenerator<FundingRateInput[]> {
-  let batch: FundingRateInput[] = [];
+/** The rows of `file` under `header`, each line parsed by `parse` (general parser), a batch per block. */
+function rowBatches<Row extends { time: number }>(file: string, header: readonly string[], track: Tracker, parse: (cells: string[]) => Row): AsyncGenerator<Row[]> {
+  let batch: Row[] = [];
   return dataLines(
     file,
-    FUNDING_HEADER,
+    header,
     track,
     (block, start, end) => {
-      const row = parseFundingRow(splitCsvLine(lineText(block, start, end)));
-      count(track, row.time);
-      batch.push(row);
-    },
-    () => {
-      if (batch.length === 0) return null;
-      const out = batch;
-      batch = [];
-      return out;
-    },
-  );
-}
-
-/** The context minutes of `file`, a batch per block. */
-function derivativesBatches(file: string, track: Tracker): AsyncGenerator<DerivativesInput[]> {
-  let batch: DerivativesInput[] = [];
-  return dataLines(
-    file,
-    DERIVATIVES_HEADER,
-    track,
-    (block, start, end) => {
-      const row = parseDerivativesRow(splitCsvLine(lineText(block, start, end)));
+      const row = parse(splitCsvLine(lineText(block, start, end)));
       count(track, row.time);
       batch.push(row);
     },
@@ -212,7 +190,7 @@ export class ImportService {
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.funding.upsert(id, () => fundingBatches(file, track));
+      await tx.funding.upsert(id, () => rowBatches(file, FUNDING_HEADER, track, parseFundingRow));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };
@@ -225,7 +203,7 @@ export class ImportService {
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.derivatives.upsert(id, () => derivativesBatches(file, track));
+      await tx.derivatives.upsert(id, () => rowBatches(file, DERIVATIVES_HEADER, track, parseDerivativesRow));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };

@@ -1,11 +1,10 @@
 /**
  * Binance spot, the spot venue (developers.binance.com, Spot API). `GET /api/v3/klines` answers at
- * most 1,000 rows, 12-element arrays [openTime, open, high, low, close, volume, closeTime, quote
- * volume, trades, taker-buy base volume, taker-buy quote volume, ignore], decimals as strings,
- * weight 2; every answer reports `X-MBX-USED-WEIGHT-1M`; a 429 carries Retry-After and requests
- * sent during it earn a 418 ban. The combined stream wraps each event as
- * {"stream","data":{"e":"kline",...,"k":{...,"q","n","V","Q"}}}; `k.x` is true once, when the
- * kline closes. The server pings every 20 s (ws answers pongs itself).
+ * most 1,000 rows, 12-element arrays [openTime, o, h, l, c, volume, closeTime, quote volume,
+ * trades, taker-buy base, taker-buy quote, ignore], decimals as strings, weight 2; every answer
+ * reports `X-MBX-USED-WEIGHT-1M`; a 429 carries Retry-After and requests sent during it earn a
+ * 418 ban. The combined stream wraps each event as {"stream","data":{"e":"kline","k":{...}}} (with
+ * q, n, V, Q); `k.x` is true once, when the kline closes. Server pings every 20 s (ws pongs).
  */
 import { z } from 'zod';
 import { baseQuote } from '../domain/ingest-settings';

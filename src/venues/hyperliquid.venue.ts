@@ -1,11 +1,10 @@
 /**
- * Hyperliquid, the perpetual venue (hourly funding; hyperliquid.gitbook.io, "API"). `POST /info`:
- * `candleSnapshot` (rows {t,T,s,i,o,c,h,l,v,n}, at most 5,000 per answer, only the 5,000 most
- * recent of an interval exist), `fundingHistory` (at most 500 per answer, paged forward by time;
- * settlements stamped up to minutes late) and `metaAndAssetCtxs` ([meta, ctxs] by universe
- * index); weight 20 per request plus 1 per 60 candles or 20 funding rows, 1,200 a minute per IP.
- * The WebSocket pushes the open candle again and again (closed once a later one arrives) and,
- * on `activeAssetCtx`, the coin's `ctx`. Funding's `premium` is validated, not stored.
+ * Hyperliquid, the perpetual venue (hyperliquid.gitbook.io, "API"). `POST /info`: `candleSnapshot`
+ * (rows {t,T,s,i,o,c,h,l,v,n}, at most 5,000 an answer, only the 5,000 most recent exist),
+ * `fundingHistory` (500 an answer, paged forward; settlements stamped up to minutes late) and
+ * `metaAndAssetCtxs` ([meta, ctxs] by universe index); weight 20 a request plus 1 per 60 candles
+ * or 20 funding rows, 1,200 a minute per IP. The WebSocket pushes the open candle again and again
+ * (closed once a later one arrives) and `activeAssetCtx`'s `ctx`. Funding's `premium`: not stored.
  */
 import { z } from 'zod';
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';

@@ -1,11 +1,10 @@
 /**
  * Hyperliquid's WebSocket (real: wss://api.hyperliquid.xyz/ws), JSON text frames:
- * - {"method":"subscribe","subscription":{"type":"candle",...}} is acknowledged on
- *   "subscriptionResponse", then {"channel":"candle","data":{t,T,s,i,o,c,h,l,v,n}} is pushed again
- *   and again while the candle is open (no closed flag); {"type":"activeAssetCtx","coin"} pushes
- *   {"channel":"activeAssetCtx","data":{"coin","ctx":{...}}}; "unsubscribe" likewise;
- * - {"method":"ping"} gets {"channel":"pong"}; {"method":"post",...} an info answer on "post";
- * - anything else gets {"channel":"error","data":"..."}.
+ * - {"method":"subscribe","subscription":{"type":"candle",...}} is acknowledged on "subscriptionResponse",
+ *   then {"channel":"candle","data":{t,T,s,i,o,c,h,l,v,n}} pushed again and again while the candle is
+ *   open (no closed flag); {"type":"activeAssetCtx","coin"} pushes {"channel":"activeAssetCtx",
+ *   "data":{"coin","ctx":{...}}}; "unsubscribe" likewise; {"method":"ping"} gets {"channel":"pong"};
+ *   {"method":"post",...} an info answer on "post"; anything else {"channel":"error","data":"..."}.
  */
 import type WebSocket from 'ws';
 import type { ContextSubscription } from './context-feed';

@@ -1,9 +1,8 @@
 /**
  * The venues' wire formats for candles, funding and the perpetual context, decimals as strings:
  * - Hyperliquid: prices to 5 significant figures (at most 6 decimals), sizes to the coin's
- *   szDecimals, no trailing zeros but one decimal at least ("60123.0"); candles {t,T,s,i,o,c,h,l,v,n},
- *   asset contexts {funding, openInterest, prevDayPx, dayNtlVlm, premium, oraclePx, markPx, midPx,
- *   impactPxs, dayBaseVlm} (rates to 10 decimals).
+ *   szDecimals, no trailing zeros but one decimal at least ("60123.0"), rates to 10 decimals;
+ *   candles {t,T,s,i,o,c,h,l,v,n}, asset contexts {funding, openInterest, ..., markPx, midPx}.
  * - Binance: 8 decimals on every decimal ("60123.45000000"), prices on the 0.01 tick (finer for
  *   cheap coins), quantities on 0.00001; klines as 12-element arrays, events as {e,E,s,k:{...}}.
  */

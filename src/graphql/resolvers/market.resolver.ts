@@ -17,9 +17,9 @@ import { argsType, rawOf } from '../args';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
 import { selectsAny } from '../selection';
-import { candleColumns, derivativesColumns, featureValues } from '../serializers';
-import { DerivativesPageType, type DerivativesColumnsType } from '../types/derivatives.types';
-import { CandleColumnsType, CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
+import { candleColumns, derivativesColumns, featureValues, withColumns } from '../serializers';
+import { DerivativesPageType } from '../types/derivatives.types';
+import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
 
 /** The candle fields of the trade flow: read only when selected. */
 const TRADE_FLOW_NAMES = new Set(['trades', 'quoteVolume', 'takerBuyVolume', 'takerBuyQuoteVolume']);
@@ -70,15 +70,7 @@ export class MarketResolver {
   async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext, @Info() info: GraphQLResolveInfo): Promise<CandlePageType> {
     const q = this.deps.candles.parseRequest(ctx.principal, rawOf(this.deps.endpoints.ohlcv, args, m));
     const p = await ctx.loaders.candles.load(selectsAny(info, TRADE_FLOW_NAMES) ? { ...q, fields: [...TRADE_FLOW_FIELDS] } : q);
-    let columns: CandleColumnsType | undefined;
-    return {
-      ...p,
-      // Built only when selected, and once: compiled execution reads the property again for
-      // every field below it.
-      get columns() {
-        return (columns ??= candleColumns(p.data));
-      },
-    };
+    return withColumns(p, candleColumns);
   }
 
   @FieldResolver(() => DerivativesPageType, {
@@ -88,14 +80,7 @@ export class MarketResolver {
   @RateLimited(ROWS_FIELD_LIMIT)
   async derivatives(@Root() m: MarketRef, @Args(() => argsType('derivatives')) args: Args, @Ctx() ctx: GqlContext): Promise<DerivativesPageType> {
     const q = this.deps.derivatives.parseRequest(ctx.principal, rawOf(this.deps.endpoints.derivatives, args, m));
-    const p = await ctx.loaders.derivatives.load(q);
-    let columns: DerivativesColumnsType | undefined;
-    return {
-      ...p,
-      get columns() {
-        return (columns ??= derivativesColumns(p.data));
-      },
-    };
+    return withColumns(await ctx.loaders.derivatives.load(q), derivativesColumns);
   }
 
   @FieldResolver(() => FundingPageType, {

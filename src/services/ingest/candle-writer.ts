@@ -2,10 +2,9 @@
  * The one write path of live data (ingested batches, repairs, the demo feed): under the symbol's
  * lock, one transaction upserts the closed candles, rolls up the coarser buckets they complete and
  * writes the features of every completed bucket (and the funding features when an hour completed
- * or funding changed), so a crash leaves all of it or none. The perpetual's context minutes take
- * the same path with their rollups (nothing derived reads them: no symbol lock). One symbol's
- * writes run in order of arrival, a few symbols at once; quality stays on its schedule and never
- * reads the context. What was stored is reported after the commit (metrics, the events).
+ * or funding changed), so a crash leaves all of it or none; a perpetual's context minutes with
+ * their rollups (nothing derived reads them: no symbol lock). One symbol's writes in order of
+ * arrival, a few symbols at once. What was stored is reported after the commit (metrics, events).
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
@@ -65,10 +64,11 @@ class Semaphore {
 const CONCURRENT_WRITES = 2;
 
 /**
- * Connections of ingestion's own pool on PostgreSQL: one per writer slot, plus the leader
- * lock, the followers' reads (what is stored, what to repair) and the status reports.
+ * Connections of ingestion's own pool on PostgreSQL: one per writer slot and one for the
+ * context minutes, plus the leader lock, the followers' reads (what is stored, what to repair)
+ * and the status reports.
  */
-export const INGEST_POOL_SIZE = CONCURRENT_WRITES + 6;
+export const INGEST_POOL_SIZE = CONCURRENT_WRITES + 7;
 
 /** Work run one at a time per key, in order of arrival; different keys run at once. */
 class KeyedQueue {
@@ -90,6 +90,8 @@ class KeyedQueue {
 
 export class CandleWriter {
   private readonly slots = new Semaphore(CONCURRENT_WRITES);
+  /** The context minutes' own slot: closed at the same moment as the candles, they never wait for a candle slot. */
+  private readonly contextSlot = new Semaphore(1);
   /**
    * Writes of one symbol (its two venues) wait here, holding nothing, rather than in a slot
    * waiting for the symbol's database lock: both slots work on different symbols.
@@ -171,7 +173,7 @@ export class CandleWriter {
     const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
     const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);
     await this.symbols.run(`derivatives|${series.id}`, () =>
-      this.slots.run(() =>
+      this.contextSlot.run(() =>
         this.store.transaction(async (tx) => {
           await tx.derivatives.upsert(series.id, oneBatch(rows));
           await tx.derivatives.rollUp(series.id, first, last, this.clock());
