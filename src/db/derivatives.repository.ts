@@ -94,16 +94,28 @@ export class DerivativesRepository {
         if (r.time > toMs) toMs = r.time;
       }
     }
-    if (!(fromMs <= toMs)) return;
-    await this.partitions.ensure([{ timeframe: '1m', fromMs, toMs }]);
-    const table = await this.partitions.tableFor('derivatives', '1m');
-    await bulkUpsert(this.db, { table, columns: COLUMNS, key: KEY }, async function* () {
+    await this.write(fromMs, toMs, async function* () {
       for await (const batch of batches()) {
         let chunk = '';
         for (const r of batch) chunk += line(seriesId, r);
         if (chunk) yield chunk;
       }
     });
+  }
+
+  /** Upsert 1m rows of several series at once (the minutes that ended together); must run on a transaction. */
+  async upsertMinutes(rows: ReadonlyArray<{ seriesId: number; row: DerivativesInput }>): Promise<void> {
+    const times = rows.map((r) => r.row.time);
+    await this.write(Math.min(...times), Math.max(...times), async function* () {
+      yield rows.map((r) => line(r.seriesId, r.row)).join('');
+    });
+  }
+
+  private async write(fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
+    if (!(fromMs <= toMs)) return;
+    await this.partitions.ensure([{ timeframe: '1m', fromMs, toMs }]);
+    const table = await this.partitions.tableFor('derivatives', '1m');
+    await bulkUpsert(this.db, { table, columns: COLUMNS, key: KEY }, lines);
   }
 
   /** Recompute 5m to 1d, each from the next finer timeframe, over the whole buckets containing [startMs, endMs] (as CandlesRepository.rollUp). */

@@ -41,10 +41,10 @@ describe('the perpetual context over REST and GraphQL', () => {
     srv = await startTestServer({ clock: clock.now, env: { UPGRADE_URL: 'https://example.com/up' } });
     [pro, free] = await Promise.all([srv.key('pro'), srv.key('free')]);
     const s = srv.services.store;
-    for (const symbol of ['BTC-USDT', 'ETH-USDT']) {
-      const id = await s.series.ensure({ exchange: 'perp', symbol });
-      await srv.services.writer.derivatives({ id, symbol }, Array.from({ length: 10 }, (_, i) => minute(i)));
-    }
+    // Both perpetuals' minutes in one write, as the recorder writes the minutes that end together.
+    const batch = [];
+    for (const symbol of ['BTC-USDT', 'ETH-USDT']) batch.push({ series: { id: await s.series.ensure({ exchange: 'perp', symbol }), symbol }, rows: Array.from({ length: 10 }, (_, i) => minute(i)) });
+    await srv.services.writer.derivatives(batch);
     await s.series.ensure({ exchange: 'spot', symbol: 'BTC-USDT' });
   });
   afterAll(async () => {
@@ -188,7 +188,7 @@ describe('the perpetual context over REST and GraphQL', () => {
       const next = minute(10);
       // Written until the subscription, opened asynchronously, hears it.
       for (let i = 0; i < 50 && sub.next.length === 0; i++) {
-        await srv.services.writer.derivatives({ id, symbol: 'BTC-USDT' }, [next]);
+        await srv.services.writer.derivatives([{ series: { id, symbol: 'BTC-USDT' }, rows: [next] }]);
         await eventually(() => sub.next.length > 0, 100);
       }
       expect(sub.next[0]).toEqual({ data: { derivativesClosed: { time: iso(T + 10 * MIN), openInterest: '1017.500000', midPrice: '64010.100000', venuePremium: '-0.00011235' } } });

@@ -194,7 +194,7 @@ describeWith('CHROMIUM', 'the dashboard in headless chromium, offline', (chromiu
       const oi = String(5000 + (i % 90) * 3);
       return { time: from + i * 60_000, openInterestOpen: oi, openInterestHigh: oi, openInterestLow: oi, openInterest: oi, markPrice: '1100', oraclePrice: '1100.5', midPrice: null, predictedFundingRate: '0.0000125', venuePremium: null };
     });
-    await srv.services.writer.derivatives({ id: eth, symbol: 'ETH-USDT' }, minutes);
+    await srv.services.writer.derivatives([{ series: { id: eth, symbol: 'ETH-USDT' }, rows: minutes }]);
     const flow = await srv.services.store.series.ensure({ exchange: 'spot', symbol: 'FLOW-USDT' });
     const hours = Array.from({ length: 100 }, (_, h) => ({
       time: T0 + (700 + h) * HOUR, open: '10', high: '11', low: '9', close: String(10 + (h % 5) / 10), volume: '100',

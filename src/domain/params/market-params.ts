@@ -124,7 +124,7 @@ export const FEATURES = listParam('features', {
  */
 export const TRADE_FLOW = listParam('fields', {
   schema: z.enum(TRADE_FLOW_FIELDS),
-  description: `Trade-flow values to append to each row, in this order: ${TRADE_FLOW_FIELDS.join(', ')} (null where the venue gives none).`,
+  description: `Trade-flow values to append to each row, in the order asked, of ${TRADE_FLOW_FIELDS.join(', ')} (null where the venue gives none).`,
   message: (t) => `unknown fields: ${t} (one of ${TRADE_FLOW_FIELDS.join(', ')})`,
   graphql: { omit: true },
 });

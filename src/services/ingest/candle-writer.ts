@@ -90,7 +90,7 @@ class KeyedQueue {
 
 export class CandleWriter {
   private readonly slots = new Semaphore(CONCURRENT_WRITES);
-  /** The context minutes' own slot: closed at the same moment as the candles, they never wait for a candle slot. */
+  /** The context minutes' own slot: they end at the same moment as the candles and never wait for a candle slot. */
   private readonly contextSlot = new Semaphore(1);
   /**
    * Writes of one symbol (its two venues) wait here, holding nothing, rather than in a slot
@@ -165,21 +165,26 @@ export class CandleWriter {
   }
 
   /**
-   * Store closed minutes of a perpetual's context with the rollups they complete, in one
-   * transaction; one series' writes in order.
+   * Store closed minutes of perpetual contexts (each series' own) with the rollups they
+   * complete, in one transaction: the minutes that end together are one write.
    */
-  async derivatives(series: SeriesRef, rows: readonly DerivativesInput[]): Promise<void> {
-    if (rows.length === 0) return;
-    const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
-    const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);
-    await this.symbols.run(`derivatives|${series.id}`, () =>
+  async derivatives(batch: ReadonlyArray<{ series: SeriesRef; rows: readonly DerivativesInput[] }>): Promise<void> {
+    const written = batch.filter((b) => b.rows.length > 0);
+    if (written.length === 0) return;
+    const spans = written.map((b) => ({
+      seriesId: b.series.id,
+      rows: b.rows.length,
+      first: b.rows.reduce((t, r) => Math.min(t, r.time), Infinity),
+      last: b.rows.reduce((t, r) => Math.max(t, r.time), -Infinity),
+    }));
+    await this.symbols.run('derivatives', () =>
       this.contextSlot.run(() =>
         this.store.transaction(async (tx) => {
-          await tx.derivatives.upsert(series.id, oneBatch(rows));
-          await tx.derivatives.rollUp(series.id, first, last, this.clock());
+          await tx.derivatives.upsertMinutes(written.flatMap((b) => b.rows.map((row) => ({ seriesId: b.series.id, row }))));
+          for (const s of spans) await tx.derivatives.rollUp(s.seriesId, s.first, s.last, this.clock());
         }),
       ),
     );
-    this.onDerivatives({ seriesId: series.id, rows: rows.length, first, last });
+    for (const s of spans) this.onDerivatives(s);
   }
 }

@@ -1,9 +1,9 @@
 /**
  * Recording the perpetual's context while following a venue: every update from the socket (and
  * the snapshot asked at each (re)connect) is folded into its minute of the local clock; at each
- * minute's end the minutes that ended are written through the CandleWriter. A minute that saw no
- * update is never written (nothing is repeated). A write that fails is kept and sent again with
- * the next minute's, up to a day of minutes per series, so an outage of the database loses none.
+ * minute's end the minutes that ended, every series', are one write through the CandleWriter. A
+ * minute that saw no update is never written (nothing is repeated). A write that fails is kept
+ * and sent again with the next minute's, up to a day of minutes per series.
  */
 import type { Logger } from '../../logger';
 import { ContextMinutes, type DerivativesInput } from '../../domain/derivatives';
@@ -52,7 +52,7 @@ export class ContextRecorder {
     const t = this.byInstrument.get(`${adapter.id}|${u.instrument}`);
     if (!t) return;
     const ended = this.minutes.update(t.series.id, u.context, this.clock());
-    if (ended) this.write(t, [ended]);
+    if (ended) this.write(new Map([[t.series.id, [ended]]]));
   }
 
   /** The venue's snapshot (at start and after a reconnect): it fills the current minute only. */
@@ -65,12 +65,11 @@ export class ContextRecorder {
     }
   }
 
-  /** Write the minutes that ended. */
+  /** Write the minutes that ended, every series' in one write. */
   flush(): void {
     const ended = new Map<number, DerivativesInput[]>();
     for (const [id, row] of this.minutes.close(this.clock())) ended.set(id, [row]);
-    for (const id of this.pending.keys()) if (!ended.has(id)) ended.set(id, []);
-    for (const [id, rows] of ended) this.write(this.bySeries.get(id)!, rows);
+    this.write(ended);
   }
 
   /** Written everything handed over so far (tests). */
@@ -78,14 +77,16 @@ export class ContextRecorder {
     while (this.writing.size) await Promise.allSettled([...this.writing]);
   }
 
-  private write(t: IngestTarget, rows: DerivativesInput[]): void {
-    const batch = [...(this.pending.get(t.series.id) ?? []), ...rows];
-    this.pending.delete(t.series.id);
-    if (batch.length === 0) return;
-    const run = this.writer.derivatives(t.series, batch).catch((err: unknown) => {
-      const kept = [...batch, ...(this.pending.get(t.series.id) ?? [])].slice(-MAX_PENDING);
-      this.pending.set(t.series.id, kept);
-      this.log.warn({ exchange: t.exchange, symbol: t.symbol, minutes: kept.length, err: (err as Error).message }, 'context minutes not written; kept for the next minute');
+  /** Write `rows` by series, with what failed before; a failure keeps them for the next write. */
+  private write(rows: Map<number, DerivativesInput[]>): void {
+    const batch = new Map(this.pending);
+    this.pending.clear();
+    for (const [id, list] of rows) batch.set(id, [...(batch.get(id) ?? []), ...list]);
+    if (batch.size === 0) return;
+    const entries = [...batch].map(([id, list]) => ({ series: this.bySeries.get(id)!.series, rows: list }));
+    const run = this.writer.derivatives(entries).catch((err: unknown) => {
+      for (const [id, list] of batch) this.pending.set(id, [...list, ...(this.pending.get(id) ?? [])].slice(-MAX_PENDING));
+      this.log.warn({ series: batch.size, err: (err as Error).message }, 'context minutes not written; kept for the next minute');
     });
     this.writing.add(run);
     void run.finally(() => this.writing.delete(run));
