@@ -11,7 +11,7 @@ import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput, TradeFlow } from '../domain/csv-rows';
 import type { Candle, Coverage, Page, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
-import { bulkUpsert } from './bulk-upsert';
+import { bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleJson, candleOf, candleWithFlowOf } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
 import { COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
@@ -136,14 +136,7 @@ export class CandlesRepository {
    * Must run on a transaction: one failing batch writes nothing.
    */
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
-    let fromMs = Infinity;
-    let toMs = -Infinity;
-    for await (const batch of batches()) {
-      for (const r of batch) {
-        if (r.time < fromMs) fromMs = r.time;
-        if (r.time > toMs) toMs = r.time;
-      }
-    }
+    const { fromMs, toMs } = await timeSpanOf(batches);
     await this.partitions.ensure([{ timeframe, fromMs, toMs }]);
     await this.writeText(seriesId, timeframe, async function* (frame) {
       const out = new AsciiText(64 * 1024);

@@ -6,7 +6,7 @@
 import type { DerivativesInput } from '../domain/derivatives';
 import type { Derivatives } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
-import { bulkUpsert } from './bulk-upsert';
+import { bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { finerByBucket } from './candle-derivations';
 import type { SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
@@ -86,14 +86,7 @@ export class DerivativesRepository {
 
   /** Upsert 1m rows of one series (see CandlesRepository.upsert); must run on a transaction. */
   async upsert(seriesId: number, batches: () => AsyncIterable<readonly DerivativesInput[]>): Promise<void> {
-    let fromMs = Infinity;
-    let toMs = -Infinity;
-    for await (const batch of batches()) {
-      for (const r of batch) {
-        if (r.time < fromMs) fromMs = r.time;
-        if (r.time > toMs) toMs = r.time;
-      }
-    }
+    const { fromMs, toMs } = await timeSpanOf(batches);
     await this.write(fromMs, toMs, async function* () {
       for await (const batch of batches()) {
         let chunk = '';
