@@ -31,6 +31,13 @@ interface Command {
 
 const now = () => Date.now();
 
+/** The options of an import into a perpetual series. */
+const PERP_IMPORT_OPTIONS: Command['options'] = {
+  exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
+  symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
+  file: { type: 'string', required: true, help: 'path of the CSV file' },
+};
+
 const COMMANDS: Record<string, Command> = {
   migrate: {
     usage: 'mds migrate',
@@ -65,11 +72,7 @@ const COMMANDS: Record<string, Command> = {
   'import funding': {
     usage: 'mds import funding --exchange E --symbol S --file F.csv',
     summary: 'import hourly funding rates from CSV (header time,rate); perpetual venue only',
-    options: {
-      exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
-      symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
-      file: { type: 'string', required: true, help: 'path of the CSV file' },
-    },
+    options: PERP_IMPORT_OPTIONS,
     async run(services, options) {
       const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
       return services.recompute.forSymbol(market.symbol, async () => {
@@ -79,6 +82,20 @@ const COMMANDS: Record<string, Command> = {
         await services.recompute.afterFundingChanged(result.seriesId, result.from ?? undefined, result.to ?? undefined);
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), features: Math.round(performance.now() - t1) } };
       });
+    },
+  },
+  'import derivatives': {
+    usage: 'mds import derivatives --exchange E --symbol S --file F.csv',
+    summary:
+      "import a perpetual's context per minute from CSV (header time,open_interest,mark_price,oracle_price,mid_price,predicted_funding_rate,venue_premium), then roll it up",
+    options: PERP_IMPORT_OPTIONS,
+    async run(services, options) {
+      const market = { exchange: String(options.exchange), symbol: parseValue(SYMBOL, String(options.symbol)) };
+      const t0 = performance.now();
+      const result = await services.importer.importDerivatives(market, String(options.file));
+      const t1 = performance.now();
+      if (result.from !== null && result.to !== null) await services.recompute.afterDerivativesChanged(result.seriesId, result.from, result.to, now());
+      return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollups: Math.round(performance.now() - t1) } };
     },
   },
   'seed-demo': {

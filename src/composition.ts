@@ -13,6 +13,7 @@ import { Exchanges } from './domain/exchanges';
 import { AccessService } from './services/access/access.service';
 import { CandlesService } from './services/candles.service';
 import { DemoSeedService } from './services/demo-seed.service';
+import { DerivativesService } from './services/derivatives.service';
 import { FEATURE_CHUNK_BARS, FeaturePrecomputeService, chunkWritersFor } from './services/feature-precompute.service';
 import { FeatureReadService } from './services/feature-read.service';
 import { FundingService } from './services/funding.service';
@@ -53,6 +54,7 @@ export interface Services {
   access: AccessService;
   keys: KeysService;
   candles: CandlesService;
+  derivatives: DerivativesService;
   funding: FundingService;
   multiAsset: MultiAssetService;
   markets: MarketsService;
@@ -214,6 +216,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
       void publisher.candlesStored(s.seriesId, s.timeframe, s.first, s.last);
     },
     (f) => void publisher.fundingStored(f.seriesId, f.first, f.last),
+    (d) => void publisher.derivativesStored(d.seriesId, d.first, d.last),
   );
   const health = new HealthService(store, VERSION);
   health.register('rate_limit_store', async () => {
@@ -239,6 +242,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     access,
     keys: new KeysService(store.keys, (hash) => access.forget(hash)),
     candles: new CandlesService(endpoints.ohlcv, store.routed.series, store.routed.candles, tiers, clock),
+    derivatives: new DerivativesService(endpoints.derivatives, store.routed.series, store.routed.derivatives, tiers, clock),
     funding: new FundingService(endpoints.funding, exchanges, store.routed.series, store.routed.funding, tiers, clock),
     multiAsset: new MultiAssetService(endpoints.multiAsset, exchanges, store.routed.series, store.routed.multiAsset, tiers, clock),
     markets: new MarketsService(endpoints, store.routed.series, store.routed.candles, store.routed.ingest, clock),

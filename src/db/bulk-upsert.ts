@@ -214,6 +214,19 @@ async function insertSmall(tx: SqlSession, spec: BulkUpsertSpec, text: string): 
   );
 }
 
+/** First and last time of the rows of `batches` (Infinity and -Infinity when there are none): a pass over them. */
+export async function timeSpanOf(batches: () => AsyncIterable<ReadonlyArray<{ time: number }>>): Promise<{ fromMs: number; toMs: number }> {
+  let fromMs = Infinity;
+  let toMs = -Infinity;
+  for await (const batch of batches()) {
+    for (const r of batch) {
+      if (r.time < fromMs) fromMs = r.time;
+      if (r.time > toMs) toMs = r.time;
+    }
+  }
+  return { fromMs, toMs };
+}
+
 /** Rows already in memory as the batches an upsert reads (it may read them twice: see bulkUpsert). */
 export function oneBatch<T>(rows: readonly T[]): () => AsyncIterable<readonly T[]> {
   return async function* () {

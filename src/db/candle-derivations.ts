@@ -4,33 +4,52 @@
  */
 import { sqlTime } from './sql';
 
+/** The sum of a column over a group, or null when any row of it has none. */
+export const wholeSum = (col: string) => `CASE WHEN count(${col}) = count(*) THEN sum(${col}) END`;
+
+/**
+ * The source of a rollup's INSERT: the finer rows of `table` (its `columns`) grouped by bucket,
+ * closed buckets only. $1 series, $3 the bucket's period, $4 the finer timeframe, [$5, $6) the
+ * finer rows' range, $7 now.
+ */
+export const finerByBucket = (table: string, columns: string) => `
+FROM (
+  SELECT date_bin($3::interval, time, timestamptz '1970-01-01 00:00:00+00') AS bucket, ${columns}
+  FROM ${table}
+  WHERE series_id = $1 AND timeframe = $4 AND time >= $5 AND time < $6
+) finer
+GROUP BY bucket
+HAVING bucket + $3::interval <= $7`;
+
 /**
  * A derived candle for every complete bucket (period closed at $7) from the finer candles it
  * has; an imported candle (derived = false) is never overwritten, nor a derived one rewritten
  * with the values it already holds (a live minute re-rolls its buckets without dead rows).
+ * Trade flow is summed, and null when any finer candle lacks it (a partial sum would mislead).
  */
 export const ROLLUP_SQL = `
-INSERT INTO candles (series_id, timeframe, time, open, high, low, close, volume, derived)
+INSERT INTO candles (series_id, timeframe, time, open, high, low, close, volume, derived,
+                     quote_volume, trades, taker_buy_volume, taker_buy_quote_volume)
 SELECT $1, $2, bucket,
        (array_agg(open ORDER BY time))[1], max(high), min(low),
-       (array_agg(close ORDER BY time DESC))[1], sum(volume), true
-FROM (
-  SELECT date_bin($3::interval, time, timestamptz '1970-01-01 00:00:00+00') AS bucket, time, open, high, low, close, volume
-  FROM candles
-  WHERE series_id = $1 AND timeframe = $4 AND time >= $5 AND time < $6
-) finer
-GROUP BY bucket
-HAVING bucket + $3::interval <= $7
+       (array_agg(close ORDER BY time DESC))[1], sum(volume), true,
+       ${wholeSum('quote_volume')}, ${wholeSum('trades')}, ${wholeSum('taker_buy_volume')}, ${wholeSum('taker_buy_quote_volume')}
+${finerByBucket('candles', 'time, open, high, low, close, volume, quote_volume, trades, taker_buy_volume, taker_buy_quote_volume')}
 ON CONFLICT (series_id, timeframe, time) DO UPDATE
   SET open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low,
-      close = EXCLUDED.close, volume = EXCLUDED.volume
+      close = EXCLUDED.close, volume = EXCLUDED.volume,
+      quote_volume = EXCLUDED.quote_volume, trades = EXCLUDED.trades,
+      taker_buy_volume = EXCLUDED.taker_buy_volume, taker_buy_quote_volume = EXCLUDED.taker_buy_quote_volume
   WHERE candles.derived
-    AND (candles.open, candles.high, candles.low, candles.close, candles.volume)
-        IS DISTINCT FROM (EXCLUDED.open, EXCLUDED.high, EXCLUDED.low, EXCLUDED.close, EXCLUDED.volume)`;
+    AND (candles.open, candles.high, candles.low, candles.close, candles.volume,
+         candles.quote_volume, candles.trades, candles.taker_buy_volume, candles.taker_buy_quote_volume)
+        IS DISTINCT FROM (EXCLUDED.open, EXCLUDED.high, EXCLUDED.low, EXCLUDED.close, EXCLUDED.volume,
+         EXCLUDED.quote_volume, EXCLUDED.trades, EXCLUDED.taker_buy_volume, EXCLUDED.taker_buy_quote_volume)`;
 
 /**
- * First and last closed candle per series ($1) and timeframe (index lookups, no scans), and the
- * first and last funding time, at $2 (now).
+ * First and last closed candle per series ($1) and timeframe (index lookups, no scans), the
+ * first and last funding time, and the first and last closed minute of the perpetual's context
+ * (`derivatives`), at $2 (now).
  */
 export const COVERAGE_SQL = `
 SELECT s.id AS series_id, tf.timeframe,
@@ -43,6 +62,11 @@ UNION ALL
 SELECT s.id, 'funding',
        ${sqlTime('(SELECT min(time) FROM funding_rates f WHERE f.series_id = s.id)')},
        ${sqlTime('(SELECT max(time) FROM funding_rates f WHERE f.series_id = s.id AND f.time <= $2)')}
+FROM unnest($1::int[]) AS s(id)
+UNION ALL
+SELECT s.id, 'derivatives',
+       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = s.id AND d.timeframe = '1m' ORDER BY time LIMIT 1)`)},
+       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = s.id AND d.timeframe = '1m' AND d.time + interval '1 minute' <= $2 ORDER BY time DESC LIMIT 1)`)}
 FROM unnest($1::int[]) AS s(id)`;
 
 /**

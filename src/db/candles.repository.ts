@@ -8,11 +8,11 @@
  */
 import { AsciiText } from '../domain/ascii-text';
 import { writeCandle } from '../domain/csv-fast-path';
-import type { CandleInput } from '../domain/csv-rows';
-import type { Candle, Coverage, Page } from '../domain/market';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, finerTimeframe, type CandleTimeframe } from '../domain/timeframe';
-import { bulkUpsert } from './bulk-upsert';
-import { PAGE_SQL, PAGES_SQL, candleJson, candleOf } from './candle-pages';
+import type { CandleInput, TradeFlow } from '../domain/csv-rows';
+import type { Candle, Coverage, Page, TradeFlowField } from '../domain/market';
+import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
+import { bulkUpsert, timeSpanOf } from './bulk-upsert';
+import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleJson, candleOf, candleWithFlowOf } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
 import { COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
 import type { SqlSession, TextRow } from './database';
@@ -40,7 +40,24 @@ export interface RollupRange {
   endMs: number;
 }
 
-const CANDLE_COLUMNS = ['series_id', 'timeframe', 'time', 'open', 'high', 'low', 'close', 'volume', 'derived'] as const;
+const CANDLE_COLUMNS = [
+  'series_id',
+  'timeframe',
+  'time',
+  'open',
+  'high',
+  'low',
+  'close',
+  'volume',
+  'derived',
+  'quote_volume',
+  'trades',
+  'taker_buy_volume',
+  'taker_buy_quote_volume',
+] as const;
+
+/** The COPY text after a row's candle values: imported (derived false), then its trade flow (empty: NULL). */
+const tail = (f: TradeFlow) => `,f,${f.quoteVolume ?? ''},${f.trades ?? ''},${f.takerBuyVolume ?? ''},${f.takerBuyQuoteVolume ?? ''}\n`;
 const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
@@ -55,18 +72,23 @@ export class CandlesRepository {
 
   // ---- reads served by the API -----------------------------------------------------------
 
-  /** Up to `limit` candles per series in [start, end], ascending. */
-  async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Map<number, Candle[]>> {
+  /** Up to `limit` candles per series in [start, end], ascending; with their trade flow when `flow`. */
+  async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number, flow = false): Promise<Map<number, Candle[]>> {
+    const rowOf = flow ? candleWithFlowOf : candleOf;
     if (ids.length === 1) {
       // Each row becomes its candle as it arrives: the driver's rows are never all held at once.
-      const candles = await this.db.query<Candle>(PAGE_SQL, [ids[0], timeframe, start, end, limit], { prepare: true, textRows: true, mapRow: (r: TextRow) => candleOf(r, 0) });
+      const candles = await this.db.query<Candle>(flow ? FLOW_PAGE_SQL : PAGE_SQL, [ids[0], timeframe, start, end, limit], {
+        prepare: true,
+        textRows: true,
+        mapRow: (r: TextRow) => rowOf(r, 0),
+      });
       return new Map([[ids[0], candles]]);
     }
     const out = new Map<number, Candle[]>();
-    const rows = await this.db.query<[number, Candle]>(PAGES_SQL, [ids, timeframe, start, end, limit], {
+    const rows = await this.db.query<[number, Candle]>(flow ? FLOW_PAGES_SQL : PAGES_SQL, [ids, timeframe, start, end, limit], {
       prepare: true,
       textRows: true,
-      mapRow: (r: TextRow) => [Number(r[0]), candleOf(r, 1)],
+      mapRow: (r: TextRow) => [Number(r[0]), rowOf(r, 1)],
     });
     for (const [id, candle] of rows) {
       let list = out.get(id);
@@ -79,19 +101,21 @@ export class CandlesRepository {
   /**
    * The page of one series with each row as its JSON object text, built straight from
    * PostgreSQL's text (no object per row: on 10,000 rows the objects cost more in garbage
-   * collection than in building, bench/README.md). Up to `limit` rows and the next start.
+   * collection than in building, bench/README.md). Up to `limit` rows and the next start;
+   * `fields` appends those trade-flow values to each row.
    */
-  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Page<string>> {
-    const rows = await this.db.query<TextRow>(PAGE_SQL, [id, timeframe, start, end, limit + 1], { prepare: true, textRows: true });
+  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, fields?: readonly TradeFlowField[]): Promise<Page<string>> {
+    const rows = await this.db.query<TextRow>(fields ? FLOW_PAGE_SQL : PAGE_SQL, [id, timeframe, start, end, limit + 1], { prepare: true, textRows: true });
     const count = Math.min(rows.length, limit);
     const data = new Array<string>(count);
-    for (let i = 0; i < count; i++) data[i] = candleJson(rows[i]);
+    if (fields) for (let i = 0; i < count; i++) data[i] = candleFlowJson(rows[i], fields);
+    else for (let i = 0; i < count; i++) data[i] = candleJson(rows[i]);
     return { count, nextStart: rows.length > limit ? apiTimeOfEpoch(rows[limit][0]!) : null, data };
   }
 
   /**
-   * First and last closed candle per series and timeframe (index lookups, no scans), and the
-   * first and last funding time; timeframes without candles are left out.
+   * First and last closed candle per series and timeframe (index lookups, no scans), the first
+   * and last funding time and context minute; timeframes without rows are left out.
    */
   async coverage(ids: readonly number[], now: Date): Promise<CoverageRow[]> {
     const rows = await this.db.query<{ series_id: number; timeframe: Coverage['timeframe']; first: string | null; last: string | null }>(
@@ -107,18 +131,12 @@ export class CandlesRepository {
 
   /**
    * Upsert candles of one series and timeframe from batches of validated rows (as imported:
-   * derived = false). `batches` may be called twice (see bulkUpsert), each time from the start.
+   * derived = false), with their trade flow where given. `batches` may be called twice (see
+   * bulkUpsert), each time from the start.
    * Must run on a transaction: one failing batch writes nothing.
    */
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
-    let fromMs = Infinity;
-    let toMs = -Infinity;
-    for await (const batch of batches()) {
-      for (const r of batch) {
-        if (r.time < fromMs) fromMs = r.time;
-        if (r.time > toMs) toMs = r.time;
-      }
-    }
+    const { fromMs, toMs } = await timeSpanOf(batches);
     await this.partitions.ensure([{ timeframe, fromMs, toMs }]);
     await this.writeText(seriesId, timeframe, async function* (frame) {
       const out = new AsciiText(64 * 1024);
@@ -126,7 +144,7 @@ export class CandlesRepository {
         for (const r of batch) {
           out.ascii(frame.prefix);
           writeCandle(out, r);
-          out.ascii(frame.suffix);
+          out.ascii(tail(r));
         }
         if (out.length > 0) yield out.take();
       }
@@ -151,7 +169,8 @@ export class CandlesRepository {
   }
 
   private async writeText(seriesId: number, timeframe: CandleTimeframe, text: (frame: CandleLineFrame) => AsyncIterable<string>): Promise<void> {
-    const frame = { prefix: `${seriesId},${timeframe},`, suffix: ',f\n' };
+    // Imports carry no trade flow: it is written as NULL.
+    const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}) };
     const table = await this.partitions.tableFor('candles', timeframe);
     await bulkUpsert(this.db, { table, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
   }
@@ -162,16 +181,11 @@ export class CandlesRepository {
    * a change reaches at one level contain those it reaches at the finer one).
    */
   async rollUp(range: RollupRange, nowMs: number): Promise<void> {
-    const now = new Date(nowMs);
-    for (const target of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(range.from) + 1)) {
-      const p = TIMEFRAME_MS[target];
-      const start = bucketStart(range.startMs, target);
-      // The range's first bucket is its earliest: still open, then none has closed (a live
-      // minute completes a 5m bucket one time in five, a 1d bucket one in 1,440).
-      if (start + p > nowMs) continue;
-      const end = new Date(bucketStart(range.endMs, target) + p);
-      await this.partitions.ensure([{ timeframe: target, fromMs: start, toMs: end.getTime() - p }]);
-      await this.db.query(ROLLUP_SQL, [range.seriesId, target, `${p / 1000} seconds`, finerTimeframe(target), new Date(start), end, now], { prepare: true });
+    for (const s of rollupSpans(range.from, range.startMs, range.endMs, nowMs)) {
+      const p = TIMEFRAME_MS[s.timeframe];
+      await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
+      const params = [range.seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
+      await this.db.query(ROLLUP_SQL, params, { prepare: true });
     }
   }
 

@@ -1,12 +1,15 @@
 /**
- * What ingestion keeps beside the candles: the known venue gaps (slots a venue does not have,
- * never asked for again, counted as missing by the quality score), the slots still missing in
- * stored history (what gap repair asks the venue for), and the status the ingesting process
- * reports for each series it follows.
+ * What ingestion keeps beside the candles: the known venue gaps (candle slots and funding hours
+ * a venue does not have, never asked for again, candle ones counted as missing by the quality
+ * score), the slots and hours still missing in stored history (what gap repair asks the venue
+ * for), and the status the ingesting process reports for each series it follows.
  */
-import { TIMEFRAME_MS, slotRuns, type CandleTimeframe, type Span } from '../domain/timeframe';
+import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, slotRuns, type CandleTimeframe, type Span } from '../domain/timeframe';
 import type { SqlSession } from './database';
 import { sqlEpochMs } from './sql';
+
+/** What venue gaps are kept for: a candle timeframe, or the funding hours. */
+export type GapTimeframe = CandleTimeframe | 'funding';
 
 export interface IngestStatusRow {
   seriesId: number;
@@ -18,7 +21,7 @@ export class IngestRepository {
   constructor(private readonly db: SqlSession) {}
 
   /** Record slots the venue does not have; overlapping and adjacent records stay separate rows (cheap, rare). */
-  async recordGaps(seriesId: number, timeframe: CandleTimeframe, spans: readonly Span[]): Promise<void> {
+  async recordGaps(seriesId: number, timeframe: GapTimeframe, spans: readonly Span[]): Promise<void> {
     if (spans.length === 0) return;
     await this.db.query(
       `INSERT INTO venue_gaps (series_id, timeframe, start_time, end_time)
@@ -29,7 +32,7 @@ export class IngestRepository {
   }
 
   /** Known venue gaps of a series and timeframe overlapping [fromMs, toMs), ascending. */
-  async gaps(seriesId: number, timeframe: CandleTimeframe, fromMs: number, toMs: number): Promise<Span[]> {
+  async gaps(seriesId: number, timeframe: GapTimeframe, fromMs: number, toMs: number): Promise<Span[]> {
     const rows = await this.db.query<{ s: number; e: number }>(
       `SELECT ${sqlEpochMs('start_time')} AS s, ${sqlEpochMs('end_time')} AS e FROM venue_gaps
        WHERE series_id = $1 AND timeframe = $2 AND end_time > $3 AND start_time < $4 ORDER BY start_time`,
@@ -62,6 +65,23 @@ export class IngestRepository {
       [seriesId, timeframe, new Date(fromMs), new Date(toMs), `${p / 1000} seconds`, limit],
     );
     return slotRuns(rows.map((r) => r.t), p);
+  }
+
+  /**
+   * Funding hours missing between the first and the newest stored rate of a series, neither
+   * stored nor known venue gaps, the oldest first, at most `limit`.
+   */
+  async missingFunding(seriesId: number, limit: number): Promise<Span[]> {
+    const rows = await this.db.query<{ t: number }>(
+      `SELECT ${sqlEpochMs('g.t')} AS t
+       FROM (SELECT min(time) AS lo, max(time) AS hi FROM funding_rates WHERE series_id = $1) span,
+            generate_series(span.lo, span.hi, interval '1 hour') AS g(t)
+       WHERE NOT EXISTS (SELECT 1 FROM funding_rates f WHERE f.series_id = $1 AND f.time = g.t)
+         AND NOT EXISTS (SELECT 1 FROM venue_gaps v WHERE v.series_id = $1 AND v.timeframe = 'funding' AND g.t >= v.start_time AND g.t < v.end_time)
+       ORDER BY g.t LIMIT $2`,
+      [seriesId, limit],
+    );
+    return slotRuns(rows.map((r) => r.t), FUNDING_INTERVAL_MS);
   }
 
   /** Report the connection state of the series being followed, now. */

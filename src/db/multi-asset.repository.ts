@@ -1,13 +1,13 @@
 /**
  * The multi-asset read: one field of several series, aligned by time. The field lives in
- * candles, funding rates or features (domain/multi-asset.ts says which); table and column
+ * candles, funding rates, features or derivatives (domain/multi-asset.ts says which); table and column
  * names come from that fixed description, never from user input.
  */
 import type { MultiAssetSource } from '../domain/multi-asset';
 import type { SqlSession } from './database';
 import { sqlDecimal, sqlTime } from './sql';
 
-const TABLES: Record<MultiAssetSource['kind'], string> = { candles: 'candles', funding: 'funding_rates', features: 'features' };
+const TABLES: Record<MultiAssetSource['kind'], string> = { candles: 'candles', funding: 'funding_rates', features: 'features', derivatives: 'derivatives' };
 
 export interface MultiAssetValue {
   time: string;

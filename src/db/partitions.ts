@@ -1,5 +1,5 @@
 /**
- * Time partitions of candles and features (docs/ARCHITECTURE.md, Storage model): a table per
+ * Time partitions of candles, features and derivatives (docs/ARCHITECTURE.md, Storage model): a table per
  * timeframe, ranged by month or year, with no DEFAULT partition, so writers call `ensure` first.
  * `mds_ensure_partitions` creates them on a connection of its own, committed at once, so the
  * writer's later statements see them (PostgreSQL routes each statement by the partitions committed
@@ -25,11 +25,11 @@ export const PARTITION_PERIOD: Record<FeatureTimeframe, PartitionPeriod> = {
 /** The shortest retention of any timeframe (RETENTION_*): no partition ending later than this long ago is ever dropped. */
 export const MIN_RETENTION_MS = 8 * 86_400_000;
 
-export type PartitionedTable = 'candles' | 'features';
+export type PartitionedTable = 'candles' | 'features' | 'derivatives';
 
 /** The tables a timeframe has partitions in. */
 export function tablesOf(timeframe: FeatureTimeframe): PartitionedTable[] {
-  return timeframe === 'funding' ? ['features'] : ['candles', 'features'];
+  return timeframe === 'funding' ? ['features'] : ['candles', 'features', 'derivatives'];
 }
 
 /** Start (ms, UTC) of the period of `timeframe`'s partitions that contains `ms`. */
@@ -94,11 +94,11 @@ export const READ_ONLY: PartitionGuard = {
   tableFor: () => Promise.reject(new Error('these repositories only read')),
 };
 
-const NAME = /^(candles|features)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;
+const NAME = /^(candles|features|derivatives)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;
 
 export class Partitions {
   /**
-   * `timeframe:periodStart` of the partitions known to exist (both tables), so the live path's writes
+   * `timeframe:periodStart` of the partitions known to exist (every table), so the live path's writes
    * cost nothing here. Only those ending within MIN_RETENTION_MS: an older one may be dropped by
    * another process's retention, so a write that old asks the database again.
    */
@@ -159,7 +159,7 @@ export class Partitions {
     return this.layout;
   }
 
-  /** Every partition of both tables, by table, timeframe and time. */
+  /** Every partition of the tables, by table, timeframe and time. */
   async list(session: Pick<SqlSession, 'query'> = this.db): Promise<PartitionInfo[]> {
     const rows = await session.query<{ name: string; pending: boolean }>(
       `SELECT c.relname AS name, i.inhdetachpending AS pending
@@ -196,7 +196,7 @@ export class Partitions {
   }
 
   /**
-   * Drop the partitions of `timeframe` (both tables) whose whole period ends at or before
+   * Drop the partitions of `timeframe` (every table) whose whole period ends at or before
    * `cutoffMs`; returns their names. Not in a transaction: DETACH ... CONCURRENTLY waits for the
    * transactions that may still read them, without blocking anyone.
    */

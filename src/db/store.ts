@@ -6,6 +6,7 @@
  */
 import { CandlesRepository } from './candles.repository';
 import type { Database, SqlSession } from './database';
+import { DerivativesRepository } from './derivatives.repository';
 import { FeaturesRepository } from './features.repository';
 import { FundingRepository } from './funding.repository';
 import { IngestRepository } from './ingest.repository';
@@ -23,11 +24,12 @@ export interface Repositories {
   candles: CandlesRepository;
   funding: FundingRepository;
   features: FeaturesRepository;
+  derivatives: DerivativesRepository;
 }
 
 /**
- * The repositories of the API's data reads (candles, funding, features, multi-asset, quality,
- * markets and their coverage and ingest status). Never writes, key lookups or jobs.
+ * The repositories of the API's data reads (candles, funding, features, derivatives, multi-asset,
+ * quality, markets and their coverage and ingest status). Never writes, key lookups or jobs.
  */
 export interface RoutedRepositories extends Repositories {
   multiAsset: MultiAssetRepository;
@@ -40,6 +42,7 @@ export class Store implements RoutedRepositories {
   readonly candles: CandlesRepository;
   readonly funding: FundingRepository;
   readonly features: FeaturesRepository;
+  readonly derivatives: DerivativesRepository;
   readonly multiAsset: MultiAssetRepository;
   readonly quality: QualityRepository;
   readonly keys: KeysRepository;
@@ -47,7 +50,7 @@ export class Store implements RoutedRepositories {
   readonly ingest: IngestRepository;
   /** The data reads: on replicas when the store has them, else these very repositories. */
   readonly routed: RoutedRepositories;
-  /** The time partitions of candles and features: created ahead of writes, dropped by retention. */
+  /** The time partitions of candles, features and derivatives: created ahead of writes, dropped by retention. */
   readonly partitions: Partitions;
 
   constructor(
@@ -59,6 +62,7 @@ export class Store implements RoutedRepositories {
     this.candles = new CandlesRepository(db, this.partitions.on(db));
     this.funding = new FundingRepository(db);
     this.features = new FeaturesRepository(db, this.partitions.on(db));
+    this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
     this.multiAsset = new MultiAssetRepository(db);
     this.quality = new QualityRepository(db.prisma, db);
     this.keys = new KeysRepository(db.prisma);
@@ -73,6 +77,7 @@ export class Store implements RoutedRepositories {
       candles: new CandlesRepository(s),
       funding: new FundingRepository(s),
       features: new FeaturesRepository(s),
+      derivatives: new DerivativesRepository(s),
       multiAsset: new MultiAssetRepository(s),
       quality: new QualityRepository(this.db.prisma, s),
       ingest: new IngestRepository(s),
@@ -111,6 +116,7 @@ export class Store implements RoutedRepositories {
       candles: new CandlesRepository(s, partitions),
       funding: new FundingRepository(s),
       features: new FeaturesRepository(s, partitions),
+      derivatives: new DerivativesRepository(s, partitions),
     };
   }
 
@@ -120,7 +126,7 @@ export class Store implements RoutedRepositories {
    * never gathered by autovacuum). Its cost grows with the data: not for large databases.
    */
   async analyze(): Promise<void> {
-    await this.db.session((s) => s.exec('ANALYZE candles, features, funding_rates'));
+    await this.db.session((s) => s.exec('ANALYZE candles, features, funding_rates, derivatives'));
   }
 
   /** A trivial statement, given up after `timeoutMs` (the health check). */

@@ -29,10 +29,10 @@ export class Exchanges {
     return parseValue(this.exchange, text);
   }
 
-  /** `exchange` when it is in the perp role: the spot exchange has no funding. */
-  requirePerp(exchange: string): string {
+  /** `exchange` when it is in the perp role: the spot exchange has no funding (nor open interest...). */
+  requirePerp(exchange: string, what = 'funding'): string {
     if (exchange !== this.perp) {
-      throw new AppError('INVALID_EXCHANGE', `the spot venue has no funding; use exchange=${this.perp}`, { parameter: 'exchange' });
+      throw new AppError('INVALID_EXCHANGE', `the spot venue has no ${what}; use exchange=${this.perp}`, { parameter: 'exchange' });
     }
     return exchange;
   }

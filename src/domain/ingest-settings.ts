@@ -5,6 +5,7 @@
 import { SYMBOL } from './params/market-params';
 import { parseValue } from './params/param';
 import { parseDuration, parseTimestamp } from './time';
+import { FUNDING_INTERVAL_MS } from './timeframe';
 
 /** Per symbol, the instrument names that break the rule, by venue adapter id. */
 export type SymbolMap = Record<string, Partial<Record<string, string>>>;
@@ -76,4 +77,13 @@ export const ALIGN_TOLERANCE_MS = 5_000;
 export function alignVenueTime(ms: number, periodMs: number): number | null {
   const aligned = Math.round(ms / periodMs) * periodMs;
   return Math.abs(ms - aligned) <= ALIGN_TOLERANCE_MS ? aligned : null;
+}
+
+/**
+ * The hour a venue's funding settlement belongs to: floor(t + ALIGN_TOLERANCE_MS). A settlement
+ * stamped late (seconds, or minutes when the venue lags) is still its hour's rate; one stamped
+ * a moment before the hour is the coming hour's.
+ */
+export function fundingHourOf(ms: number): number {
+  return Math.floor((ms + ALIGN_TOLERANCE_MS) / FUNDING_INTERVAL_MS) * FUNDING_INTERVAL_MS;
 }

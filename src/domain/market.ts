@@ -19,6 +19,35 @@ export interface Candle {
   low: string;
   close: string;
   volume: string;
+  /** The trade flow, only on reads that ask for it (null where the venue did not give it). */
+  trades?: string | null;
+  quoteVolume?: string | null;
+  takerBuyVolume?: string | null;
+  takerBuyQuoteVolume?: string | null;
+}
+
+/** The trade-flow fields a candle read may add (REST `fields`), by their REST names. */
+export const TRADE_FLOW_FIELDS = ['trades', 'quote_volume', 'taker_buy_volume', 'taker_buy_quote_volume'] as const;
+export type TradeFlowField = (typeof TRADE_FLOW_FIELDS)[number];
+
+/** A minute (or a rollup's bucket) of a perpetual's context, as served. */
+export interface Derivatives {
+  /** Open time. */
+  time: string;
+  /** Open interest at the end of the period (base units); its open, high and low over it. */
+  openInterest: string;
+  openInterestOpen: string;
+  openInterestHigh: string;
+  openInterestLow: string;
+  /** openInterest x markPrice. */
+  openInterestValue: string;
+  markPrice: string;
+  oraclePrice: string;
+  midPrice: string | null;
+  /** The venue's predicted hourly funding rate. */
+  predictedFundingRate: string;
+  /** The venue's own premium field (not funding's perp/spot premium). */
+  venuePremium: string | null;
 }
 
 export interface FundingRate {
@@ -51,9 +80,9 @@ export interface Page<Row> {
   data: Row[];
 }
 
-/** First and last stored time of a market at one timeframe (or funding). */
+/** First and last stored time of a market at one timeframe (or funding, or the perpetual's context at 1m). */
 export interface Coverage {
-  timeframe: FeatureTimeframe;
+  timeframe: FeatureTimeframe | 'derivatives';
   first: string;
   last: string | null;
 }
@@ -83,10 +112,25 @@ export interface CandleRequest extends MarketRef {
   start: number;
   end: number;
   limit: number;
+  /** The trade-flow fields asked for, in order; absent when none (the read and its tag as before). */
+  fields?: TradeFlowField[];
+}
+
+/** A validated read of a perpetual's context (GET /v1/derivatives, GraphQL `market.derivatives`). */
+export interface DerivativesRequest extends MarketRef {
+  timeframe: CandleTimeframe;
+  start: number;
+  end: number;
+  limit: number;
 }
 
 /** A validated subscription to a market's closed candles of one timeframe (GraphQL `candleClosed`). */
 export interface CandleEventsRequest extends MarketRef {
+  timeframe: CandleTimeframe;
+}
+
+/** A validated subscription to a perpetual market's closed context periods (GraphQL `derivativesClosed`). */
+export interface DerivativesEventsRequest extends MarketRef {
   timeframe: CandleTimeframe;
 }
 

@@ -61,3 +61,25 @@ export function slotRuns(slots: Iterable<number>, periodMs: number): Span[] {
   }
   return runs;
 }
+
+/** The buckets of one coarser timeframe a rollup recomputes: open times in [startMs, endMs). */
+export interface RollupSpan {
+  timeframe: CandleTimeframe;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * The buckets of every timeframe coarser than `from` that contain [startMs, endMs] (each
+ * timeframe divides the next, so a level's buckets contain those of the finer one), but for the
+ * timeframes whose first such bucket is still open at `nowMs` (then none of them has closed).
+ */
+export function rollupSpans(from: CandleTimeframe, startMs: number, endMs: number, nowMs: number): RollupSpan[] {
+  const out: RollupSpan[] = [];
+  for (const timeframe of CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(from) + 1)) {
+    const p = TIMEFRAME_MS[timeframe];
+    const start = bucketStart(startMs, timeframe);
+    if (start + p <= nowMs) out.push({ timeframe, startMs: start, endMs: bucketStart(endMs, timeframe) + p });
+  }
+  return out;
+}

@@ -17,6 +17,7 @@ const GRAPHQL_TYPES = { text: String, integer: Int, boolean: Boolean, list: [Str
 /** Which parameters each field takes from its parent instead of its arguments. */
 const FROM_PARENT: Partial<Record<keyof MarketEndpoints, readonly string[]>> = {
   ohlcv: ['symbol', 'exchange'],
+  derivatives: ['symbol', 'exchange'],
   funding: ['symbol', 'exchange'],
   features: ['symbol', 'exchange'],
   quality: ['symbol', 'exchange'],
@@ -31,7 +32,7 @@ function makeArgs(endpoint: Endpoint, omit: readonly string[]): ArgsClass {
   const Args = class {} as ArgsClass;
   Object.defineProperty(Args, 'name', { value: `${endpoint.name[0].toUpperCase()}${endpoint.name.slice(1)}Args` });
   for (const p of paramList(endpoint)) {
-    if (omit.includes(p.name)) continue;
+    if (omit.includes(p.name) || p.graphql.omit) continue;
     const type = GRAPHQL_TYPES[p.kind];
     Field(() => type, {
       nullable: !p.required && p.graphql.defaultValue === undefined,

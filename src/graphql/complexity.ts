@@ -2,7 +2,7 @@
  * Depth and cost limits: a document that would do unbounded work is refused before execution with
  * QUERY_TOO_COMPLEX (HTTP 400). Cost: one per field, plus for a data field the rows its endpoint
  * can return per 100 and the symbols its arguments name (its `bounds` in
- * domain/params/market-endpoints.ts: candles their limit, funding the window's hours up to now,
+ * domain/params/market-endpoints.ts: candles and derivatives their limit, funding the window's hours,
  * features and multiAsset a full page); a field under `markets` counts once per market
  * (estimated). Introspection (__schema, __type) is bounded by the schema and not counted.
  */
@@ -99,7 +99,13 @@ function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
 }
 
 /** The endpoint behind each data field: its bounds say how many rows the field can cost. */
-const ENDPOINT_OF_FIELD: Partial<Record<string, keyof MarketEndpoints>> = { candles: 'ohlcv', funding: 'funding', features: 'features', multiAsset: 'multiAsset' };
+const ENDPOINT_OF_FIELD: Partial<Record<string, keyof MarketEndpoints>> = {
+  candles: 'ohlcv',
+  derivatives: 'derivatives',
+  funding: 'funding',
+  features: 'features',
+  multiAsset: 'multiAsset',
+};
 
 function fieldCost(field: FieldNode, w: Walk): number {
   const name = ENDPOINT_OF_FIELD[field.name.value];

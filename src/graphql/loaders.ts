@@ -1,13 +1,28 @@
 /**
- * Per-request DataLoaders: every `candles`, `funding`, `features`, `coverage`, `ingest` or `quality` field
+ * Per-request DataLoaders: every `candles`, `derivatives`, `funding`, `features`, `coverage`, `ingest` or `quality` field
  * of one GraphQL request that shares its parameters is answered by one read, however many
  * markets the document touches.
  */
 import DataLoader from 'dataloader';
-import type { Candle, CandleRequest, FeatureRequest, FeatureRow, FundingRate, FundingRequest, IngestState, MarketRef, MarketSummary, Page, QualityRequest } from '../domain/market';
+import type {
+  Candle,
+  CandleRequest,
+  Derivatives,
+  DerivativesRequest,
+  FeatureRequest,
+  FeatureRow,
+  FundingRate,
+  FundingRequest,
+  IngestState,
+  MarketRef,
+  MarketSummary,
+  Page,
+  QualityRequest,
+} from '../domain/market';
 import type { QualityRecord } from '../domain/quality';
 import type { Principal } from '../services/access/principal';
 import type { CandlesService } from '../services/candles.service';
+import type { DerivativesService } from '../services/derivatives.service';
 import type { FeatureReadService } from '../services/feature-read.service';
 import type { FundingService } from '../services/funding.service';
 import type { MarketsService } from '../services/markets.service';
@@ -15,6 +30,7 @@ import type { QualityService } from '../services/quality.service';
 
 export interface LoaderServices {
   candles: CandlesService;
+  derivatives: DerivativesService;
   funding: FundingService;
   features: FeatureReadService;
   markets: MarketsService;
@@ -23,6 +39,7 @@ export interface LoaderServices {
 
 export interface Loaders {
   candles: DataLoader<CandleRequest, Page<Candle>, string>;
+  derivatives: DataLoader<DerivativesRequest, Page<Derivatives>, string>;
   funding: DataLoader<FundingRequest, Page<FundingRate>, string>;
   features: DataLoader<FeatureRequest, Page<FeatureRow>, string>;
   coverage: DataLoader<MarketRef, MarketSummary, string>;
@@ -37,6 +54,7 @@ const byValue = <K>() => ({ cacheKeyFn: (q: K) => JSON.stringify(q) });
 export function createLoaders(services: LoaderServices, caller: Principal): Loaders {
   return {
     candles: new DataLoader((qs) => services.candles.pages(qs), byValue<CandleRequest>()),
+    derivatives: new DataLoader((qs) => services.derivatives.pages(qs), byValue<DerivativesRequest>()),
     funding: new DataLoader((qs) => services.funding.pages(qs), byValue<FundingRequest>()),
     features: new DataLoader((qs) => services.features.pages(qs), byValue<FeatureRequest>()),
     coverage: new DataLoader((refs) => services.markets.summariesOf(refs), { cacheKeyFn: (r) => `${r.exchange}|${r.symbol}` }),

@@ -62,8 +62,15 @@ function refusal(err: AppError, requestId: string): GraphQLError[] {
 }
 
 /** Each subscription field: the domain method that opens its stream, and the endpoint that declares its arguments. */
-const SUBSCRIPTION_STREAMS: Record<string, { open: (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>; endpoint: 'candleEvents' | 'fundingEvents' | 'qualityEvents' }> = {
+const SUBSCRIPTION_STREAMS: Record<
+  string,
+  {
+    open: (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>;
+    endpoint: 'candleEvents' | 'derivativesEvents' | 'fundingEvents' | 'qualityEvents';
+  }
+> = {
   candleClosed: { open: (s, caller, raw) => s.candleClosed(caller, raw), endpoint: 'candleEvents' },
+  derivativesClosed: { open: (s, caller, raw) => s.derivativesClosed(caller, raw), endpoint: 'derivativesEvents' },
   fundingSettled: { open: (s, caller, raw) => s.fundingSettled(caller, raw), endpoint: 'fundingEvents' },
   qualityChanged: { open: (s, caller, raw) => s.qualityChanged(caller, raw), endpoint: 'qualityEvents' },
 };

@@ -1,14 +1,14 @@
 /**
  * `format=parquet` and `format=arrow` (docs/DECISIONS.md, "Dataframe formats"): a page as one typed
  * table for pandas and polars, columns named and ordered as the CSV's. `time` is a UTC millisecond
- * timestamp; every other column an exact Decimal128(38, s) built from the decimal string digit by
- * digit (never through a double); null stays null. Arrow: the IPC stream (apache-arrow); Parquet:
+ * timestamp; counts are Int64; every other column an exact Decimal128(38, s) built from the decimal
+ * string digit by digit (never through a double); null stays null. Arrow: the IPC stream; Parquet:
  * that stream through parquet-wasm, zstd. A page (at most 10,000 rows) is built whole, tagged over
  * its bytes and sent with Content-Length; errors stay JSON because the bytes come after the read.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { Decimal, Field, makeData, RecordBatch, Schema, Struct, Table, TimestampMillisecond, tableToIPC, type Data } from 'apache-arrow';
+import { Decimal, Field, Int64, makeData, RecordBatch, Schema, Struct, Table, TimestampMillisecond, tableToIPC, type Data } from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm';
 import { answeredNotModified, entityTag, type PageCache } from './conditional';
 import type { DataframeFormat } from './format';
@@ -26,6 +26,8 @@ export interface DataframePage<Row> {
   columns: readonly string[];
   /** Decimal places of a column other than `time`. */
   scaleOf: (column: string) => number;
+  /** Whether a column holds whole numbers (Int64) rather than decimals. */
+  integer?: (column: string) => boolean;
   rows: readonly Row[];
   cells: (row: Row) => ReadonlyArray<string | null | undefined>;
   nextStart: string | null;
@@ -110,29 +112,46 @@ function writeSmallDecimal(text: string, scale: number, words: Uint32Array, at: 
   return true;
 }
 
-function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: number): Data<Decimal> {
-  const n = values.length;
-  // Two's complement over 128 bits, little-endian: the low 64 bits (the array keeps the value
-  // modulo 2^64), then the high 64 (the arithmetic shift keeps the sign).
-  const words = new Uint32Array(4 * n);
-  const wide = new BigInt64Array(words.buffer);
-  const valid = new Uint8Array((n + 7) >> 3);
+/** Each present value of a column written by `write(i, value)`; the validity bitmap and null count of the others. */
+function present(values: ReadonlyArray<string | null | undefined>, write: (i: number, v: string) => void): { nullCount: number; nullBitmap?: Uint8Array } {
+  const valid = new Uint8Array((values.length + 7) >> 3);
   let nulls = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (v === null || v === undefined) {
       nulls++;
       continue;
     }
-    if (!writeSmallDecimal(v, scale, words, 4 * i)) {
-      const unscaled = unscaledDecimal(v, scale);
-      wide[2 * i] = unscaled;
-      wide[2 * i + 1] = unscaled >> 64n;
-    }
+    write(i, v);
     valid[i >> 3] |= 1 << (i & 7);
   }
-  const type = new Decimal(scale, PRECISION, 128);
-  return makeData({ type, length: n, nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined, data: words });
+  return { nullCount: nulls, nullBitmap: nulls > 0 ? valid : undefined };
+}
+
+function decimalColumn(values: ReadonlyArray<string | null | undefined>, scale: number): Data<Decimal> {
+  // Two's complement over 128 bits, little-endian: the low 64 bits (the array keeps the value
+  // modulo 2^64), then the high 64 (the arithmetic shift keeps the sign).
+  const words = new Uint32Array(4 * values.length);
+  const wide = new BigInt64Array(words.buffer);
+  const nulls = present(values, (i, v) => {
+    if (writeSmallDecimal(v, scale, words, 4 * i)) return;
+    const unscaled = unscaledDecimal(v, scale);
+    wide[2 * i] = unscaled;
+    wide[2 * i + 1] = unscaled >> 64n;
+  });
+  return makeData({ type: new Decimal(scale, PRECISION, 128), length: values.length, ...nulls, data: words });
+}
+
+const INTEGER_TEXT = /^-?\d{1,18}$/;
+
+/** A column of whole numbers written as digits (a count), as Int64; null stays null. */
+function int64Column(values: ReadonlyArray<string | null | undefined>): Data<Int64> {
+  const data = new BigInt64Array(values.length);
+  const nulls = present(values, (i, v) => {
+    if (!INTEGER_TEXT.test(v)) throw new Error(`not a whole number: ${v}`);
+    data[i] = BigInt(v);
+  });
+  return makeData({ type: new Int64(), length: values.length, ...nulls, data });
 }
 
 /** The page as an Arrow IPC stream: its schema and one record batch (empty on an empty page). */
@@ -142,7 +161,8 @@ export function arrowStream<Row>(page: DataframePage<Row>): Uint8Array {
   const children: Data[] = [timeColumn(column(0))];
   const fields = [new Field(page.columns[0], children[0].type, false)];
   for (let i = 1; i < page.columns.length; i++) {
-    children.push(decimalColumn(column(i), page.scaleOf(page.columns[i])));
+    const name = page.columns[i];
+    children.push(page.integer?.(name) ? int64Column(column(i)) : decimalColumn(column(i), page.scaleOf(name)));
     fields.push(new Field(page.columns[i], children[i].type, true));
   }
   const schema = new Schema(fields);

@@ -1,7 +1,8 @@
-/** GET /v1/ohlcv, /v1/funding, /v1/multi-asset and /v1/markets: one service call each, then a serializer. */
+/** GET /v1/ohlcv, /v1/derivatives, /v1/funding, /v1/multi-asset and /v1/markets: one service call each, then a serializer. */
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { CandlesService } from '../services/candles.service';
+import type { DerivativesService } from '../services/derivatives.service';
 import type { FundingService } from '../services/funding.service';
 import type { MarketsService } from '../services/markets.service';
 import type { MultiAssetService } from '../services/multi-asset.service';
@@ -10,8 +11,9 @@ import { sendCsv } from './csv';
 import { isDataframe, parseFormat } from './format';
 import { pageCache, sendJsonPage } from './conditional';
 import { sendDataframe } from './dataframe.writer';
-import { CANDLE, candlePageJson } from './serializers/candle.serializer';
-import { candleFrame, fundingFrame, multiAssetFrame } from './serializers/dataframe.columns';
+import { candleCsvCells, candleCsvColumns, candlePageJson } from './serializers/candle.serializer';
+import { candleFrame, derivativesFrame, fundingFrame, multiAssetFrame } from './serializers/dataframe.columns';
+import { DERIVATIVES, derivativesPageJson } from './serializers/derivatives.serializer';
 import { fundingCsvCells, fundingCsvColumns, fundingPageJson } from './serializers/funding.serializer';
 import { marketsBody } from './serializers/market.serializer';
 import { multiAssetCsvCells, multiAssetCsvColumns, multiAssetPageJson } from './serializers/multi-asset.serializer';
@@ -19,6 +21,7 @@ import { multiAssetCsvCells, multiAssetCsvColumns, multiAssetPageJson } from './
 export interface MarketRoutesDeps {
   access: AccessService;
   candles: CandlesService;
+  derivatives: DerivativesService;
   funding: FundingService;
   multiAsset: MultiAssetService;
   markets: MarketsService;
@@ -37,8 +40,19 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
     }
     const { request, page } = await deps.candles.page(principalOf(req), req.query);
     const cache = pageCache(req, format, request, request.timeframe, deps.clock());
-    if (format === 'csv') return sendCsv(req, res, { columns: CANDLE.names, rows: page.data, cells: CANDLE.csvCells, nextStart: page.nextStart }, cache);
-    if (isDataframe(format)) return sendDataframe(req, res, format, candleFrame(page), cache);
+    if (format === 'csv') {
+      return sendCsv(req, res, { columns: candleCsvColumns(request), rows: page.data, cells: candleCsvCells(request), nextStart: page.nextStart }, cache);
+    }
+    if (isDataframe(format)) return sendDataframe(req, res, format, candleFrame(request, page), cache);
+  });
+
+  router.get('/v1/derivatives', auth, async (req, res) => {
+    const format = parseFormat(req.query);
+    const { request, page } = await deps.derivatives.page(principalOf(req), req.query);
+    const cache = pageCache(req, format, request, request.timeframe, deps.clock());
+    if (format === 'csv') return sendCsv(req, res, { columns: DERIVATIVES.names, rows: page.data, cells: DERIVATIVES.csvCells, nextStart: page.nextStart }, cache);
+    if (isDataframe(format)) return sendDataframe(req, res, format, derivativesFrame(request, page), cache);
+    sendJsonPage(req, res, cache, derivativesPageJson(request, page));
   });
 
   router.get('/v1/funding', auth, async (req, res) => {

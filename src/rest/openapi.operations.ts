@@ -15,6 +15,7 @@ import { FORMAT } from './format';
 import { INDEX_SCHEMA } from './index.route';
 import { KEY_LIST_SCHEMA, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
 import { CANDLE_PAGE_SCHEMA } from './serializers/candle.serializer';
+import { DERIVATIVES_PAGE_SCHEMA } from './serializers/derivatives.serializer';
 import { CATALOGUE_SCHEMA, FEATURE_PAGE_SCHEMA } from './serializers/feature.serializer';
 import { FUNDING_PAGE_SCHEMA } from './serializers/funding.serializer';
 import { HEALTH_SCHEMA, LIVE_SCHEMA, READY_SCHEMA } from './serializers/health.serializer';
@@ -102,6 +103,21 @@ export function operations(endpoints: MarketEndpoints): Operation[] {
       endpoint: endpoints.funding,
       query: [FORMAT],
       ok: { status: 200, description: 'A page of funding rows.', schema: FUNDING_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
+      errors: TIER,
+    },
+    {
+      method: 'get',
+      path: '/v1/derivatives',
+      operationId: 'getDerivatives',
+      tag: 'Market data',
+      summary: "A perpetual market's open interest, mark, oracle and mid prices, predicted funding and premium",
+      description:
+        'Per closed period since recording started (GET /v1/markets: coverage derivatives): open interest as open/high/low/close, ' +
+        `the other values as the period's last. A minute without an update from the venue is absent. Pages of up to limit rows (at most ${MAX_ROWS.toLocaleString('en-US')}).`,
+      security: 'apiKey',
+      endpoint: endpoints.derivatives,
+      query: [FORMAT],
+      ok: { status: 200, description: 'A page of context rows.', schema: DERIVATIVES_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
       errors: TIER,
     },
     {

@@ -1,4 +1,7 @@
-/** Candles (GET /v1/ohlcv, GraphQL `market.candles`): the endpoint's rules, the caller's plan, the pages. */
+/**
+ * Candles (GET /v1/ohlcv, GraphQL `market.candles`): the endpoint's rules, the caller's plan, the
+ * pages, with the trade flow only when `fields` asks for it (otherwise the read is unchanged).
+ */
 import type { CandlesRepository } from '../db/candles.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { Candle, CandleRequest, Page } from '../domain/market';
@@ -40,7 +43,7 @@ export class CandlesService {
     const id = (await this.series.idsOf([request])).get(marketKey(request));
     const end = closedEnd(request.end, request.timeframe, this.clock());
     if (id === undefined || request.start > end) return { request, page: { count: 0, nextStart: null, data: [] } };
-    return { request, page: await this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit) };
+    return { request, page: await this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit, request.fields) };
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. Closed candles only. */
@@ -50,9 +53,9 @@ export class CandlesService {
     const endOf = (q: CandleRequest) => closedEnd(q.end, q.timeframe, now);
     return batchPages(requests, {
       idOf: (q) => ids.get(marketKey(q)),
-      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}`),
+      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}|${q.fields !== undefined}`),
       limitOf: (q) => q.limit,
-      fetch: (q, series, limit) => this.candles.pages(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit),
+      fetch: (q, series, limit) => this.candles.pages(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit, q.fields !== undefined),
     });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * CSV import of candles and funding rates. Every row is validated while it streams into the
+ * CSV import of candles, funding rates and a perpetual's context. Every row is validated while it streams into the
  * database inside one transaction: one bad row rejects the file with `file:line: reason` and
  * nothing of it is written; re-importing the same rows is idempotent (upsert). Lines are found in
  * blocks of bytes (csv-lines.ts); a candle line of the common shape goes straight into the COPY
@@ -18,8 +18,8 @@ import {
   parseCandleRow,
   parseFundingRow,
   splitCsvLine,
-  type FundingRateInput,
 } from '../domain/csv-rows';
+import { DERIVATIVES_HEADER, parseDerivativesRow } from '../domain/derivatives';
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
@@ -121,15 +121,15 @@ async function endsSpan(file: string, timeframe: CandleTimeframe): Promise<{ fro
   return last < 0 ? null : { fromMs: Math.min(first, last), toMs: Math.max(first, last) };
 }
 
-/** The funding rates of `file`, a batch per block. */
-function fundingBatches(file: string, track: Tracker): AsyncGenerator<FundingRateInput[]> {
-  let batch: FundingRateInput[] = [];
+/** The rows of `file` under `header`, each line parsed by `parse` (general parser), a batch per block. */
+function rowBatches<Row extends { time: number }>(file: string, header: readonly string[], track: Tracker, parse: (cells: string[]) => Row): AsyncGenerator<Row[]> {
+  let batch: Row[] = [];
   return dataLines(
     file,
-    FUNDING_HEADER,
+    header,
     track,
     (block, start, end) => {
-      const row = parseFundingRow(splitCsvLine(lineText(block, start, end)));
+      const row = parse(splitCsvLine(lineText(block, start, end)));
       count(track, row.time);
       batch.push(row);
     },
@@ -190,7 +190,20 @@ export class ImportService {
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.funding.upsert(id, () => fundingBatches(file, track));
+      await tx.funding.upsert(id, () => rowBatches(file, FUNDING_HEADER, track, parseFundingRow));
+      return id;
+    });
+    return { seriesId, exchange, symbol: market.symbol, ...track };
+  }
+
+  /** A perpetual's context per minute (`time,open_interest,mark_price,oracle_price,mid_price,predicted_funding_rate,venue_premium`). */
+  async importDerivatives(market: MarketRef, file: string): Promise<ImportResult> {
+    const exchange = this.exchanges.requirePerp(this.exchanges.parseExchange(market.exchange), 'perpetual context');
+    await requireFile(file);
+    const track: Tracker = { rows: 0, from: null, to: null };
+    const seriesId = await this.store.transaction(async (tx) => {
+      const id = await tx.series.ensure({ exchange, symbol: market.symbol });
+      await tx.derivatives.upsert(id, () => rowBatches(file, DERIVATIVES_HEADER, track, parseDerivativesRow));
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };

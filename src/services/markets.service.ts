@@ -8,6 +8,9 @@ import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { FEATURE_TIMEFRAMES } from '../domain/timeframe';
 import { formatTimestamp } from '../domain/time';
 
+/** Coverage entries in this order: candle timeframes, funding, then the perpetual's context. */
+const COVERAGE_ORDER: readonly string[] = [...FEATURE_TIMEFRAMES, 'derivatives'];
+
 /** A report older than this means the ingesting process is gone: shown as not connected. */
 export const INGEST_REPORT_STALE_MS = 30_000;
 
@@ -68,7 +71,7 @@ export class MarketsService {
       if (!l) byId.set(c.seriesId, (l = []));
       l.push(c);
     }
-    const rank = (tf: string) => (FEATURE_TIMEFRAMES as readonly string[]).indexOf(tf);
+    const rank = (tf: string) => COVERAGE_ORDER.indexOf(tf);
     return series.map((s) => ({
       exchange: s.exchange,
       symbol: s.symbol,

@@ -114,7 +114,7 @@ export class Metrics implements VenueObserver {
   });
   private readonly venueRejected = new client.Counter({
     name: 'mds_ingest_rejected_rows_total',
-    help: 'Venue rows rejected and never written, by venue and kind (schema, time, values, range).',
+    help: 'Venue rows rejected and never written, by venue and kind (schema, time, values, range, duplicate).',
     labelNames: ['venue', 'kind'] as const,
     registers: [this.registry],
   });

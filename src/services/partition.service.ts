@@ -1,7 +1,7 @@
 /**
  * The partition job's work (src/jobs/partition.job.ts, `mds partitions`): the current period
  * and the next two of every timeframe's partitions, so that live writes never wait for one;
- * fresh planner statistics for the current ones (where live writes go); then retention, which drops the partitions of candles and features of a timeframe that
+ * fresh planner statistics for the current ones (where live writes go); then retention, which drops the partitions of candles, features and derivatives of a timeframe that
  * ended more than its RETENTION_<TF> ago. Coarser timeframes are rolled-up candles of their
  * own: dropping 1m leaves them whole. /v1/markets reports coverage from the stored rows, so
  * it moves with the drop.
@@ -14,7 +14,7 @@ import { CANDLE_TIMEFRAMES, FEATURE_TIMEFRAMES, type CandleTimeframe } from '../
 export const PERIODS_AHEAD = 2;
 
 export interface PartitionRun {
-  /** Partitions created (both tables). */
+  /** Partitions created (every table). */
   created: number;
   /** Partitions dropped by retention, by name. */
   dropped: string[];
@@ -39,7 +39,7 @@ export class PartitionService {
       for (let i = 0; i < PERIODS_AHEAD; i++) last = nextPeriod(timeframe, last);
       created += await this.partitions.ensure([{ timeframe, fromMs: nowMs, toMs: last }]);
     }
-    await this.partitions.analyzeSpan(['candles', 'features'], nowMs, nowMs);
+    await this.partitions.analyzeSpan(['candles', 'features', 'derivatives'], nowMs, nowMs);
     const dropped: string[] = [];
     for (const timeframe of CANDLE_TIMEFRAMES) {
       const keep = this.retentionMs[timeframe];

@@ -1,7 +1,8 @@
 /**
  * What runs after stored data changes: rollups, then the features of every affected timeframe
  * and the funding/premium features of the symbol, then the quality of both venues of the
- * symbol. One entry point for `mds import`, `mds compute`, the demo seed and tests.
+ * symbol (a perpetual's context: its rollups and events only). One entry point for `mds import`,
+ * `mds compute`, the demo seed and tests.
  */
 import type { Store } from '../db/store';
 import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
@@ -23,7 +24,7 @@ export class RecomputeService {
     private readonly features: FeaturePrecomputeService,
     private readonly quality: QualityService,
     /** Told what an import stored once it and its derivations committed (GraphQL subscriptions). */
-    private readonly events?: Pick<EventPublisher, 'candlesStored' | 'fundingStored'>,
+    private readonly events?: Pick<EventPublisher, 'candlesStored' | 'fundingStored' | 'derivativesStored'>,
   ) {}
 
   /**
@@ -83,6 +84,12 @@ export class RecomputeService {
   async afterFundingChanged(seriesId: number, startMs?: number, endMs?: number): Promise<void> {
     await this.features.funding((await this.store.series.get(seriesId))!.symbol);
     if (startMs !== undefined && endMs !== undefined) await this.events?.fundingStored(seriesId, startMs, endMs);
+  }
+
+  /** After context minutes of a perpetual series changed in [startMs, endMs]: their rollups, then their events. */
+  async afterDerivativesChanged(seriesId: number, startMs: number, endMs: number, nowMs: number): Promise<void> {
+    await this.store.transaction((tx) => tx.derivatives.rollUp(seriesId, startMs, endMs, nowMs));
+    await this.events?.derivativesStored(seriesId, startMs, endMs);
   }
 
   /** Recompute everything derived, for every series (`mds compute`). */

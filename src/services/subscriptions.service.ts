@@ -4,7 +4,7 @@
  * hand back the market's events as they come. Transport-free: the WebSocket edge admits the key
  * and counts the request first (graphql/subscriptions.ts).
  */
-import type { Candle, FundingRate, MarketRef } from '../domain/market';
+import type { Candle, Derivatives, FundingRate, MarketRef } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { QualityRecord } from '../domain/quality';
@@ -14,7 +14,7 @@ import { topicOf } from './events/market-events';
 import type { TierPolicy } from './tier-policy';
 
 export interface SubscriptionsDeps {
-  endpoints: Pick<MarketEndpoints, 'candleEvents' | 'fundingEvents' | 'qualityEvents'>;
+  endpoints: Pick<MarketEndpoints, 'candleEvents' | 'derivativesEvents' | 'fundingEvents' | 'qualityEvents'>;
   tiers: TierPolicy;
   hub: EventHub;
   clock: () => number;
@@ -36,6 +36,13 @@ export class SubscriptionsService {
     const q = this.deps.endpoints.candleEvents.parse(raw, this.deps.clock());
     this.deps.tiers.requireTimeframe(caller.tier, q.timeframe);
     return this.iterate(caller, topicOf({ type: 'candle', ...q }), (e) => (e.type === 'candle' ? e.candles : []));
+  }
+
+  /** `derivativesClosed`: each closed context period of the perpetual market at the timeframe. */
+  derivativesClosed(caller: Principal, raw: RawParams): AsyncIterableIterator<Derivatives> {
+    const q = this.deps.endpoints.derivativesEvents.parse(raw, this.deps.clock());
+    this.deps.tiers.requireTimeframe(caller.tier, q.timeframe);
+    return this.iterate(caller, topicOf({ type: 'derivatives', ...q }), (e) => (e.type === 'derivatives' ? e.rows : []));
   }
 
   /** `fundingSettled`: each funding rate stored for the perpetual market, plain or normalized. */

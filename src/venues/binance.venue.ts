@@ -1,10 +1,10 @@
 /**
  * Binance spot, the spot venue (developers.binance.com, Spot API). `GET /api/v3/klines` answers at
- * most 1,000 rows, arrays [openTime, open, high, low, close, volume, closeTime, ...] with decimals
- * as strings, weight 2; every answer reports `X-MBX-USED-WEIGHT-1M`; a 429 carries Retry-After and
- * requests sent during it earn a 418 ban. The combined stream wraps each event as
- * {"stream","data":{"e":"kline",...,"k":{...}}}; `k.x` is true once, when the kline closes. The
- * server pings every 20 s (ws answers pongs itself).
+ * most 1,000 rows, 12-element arrays [openTime, o, h, l, c, volume, closeTime, quote volume,
+ * trades, taker-buy base, taker-buy quote, ignore], decimals as strings, weight 2; every answer
+ * reports `X-MBX-USED-WEIGHT-1M`; a 429 carries Retry-After and requests sent during it earn a
+ * 418 ban. The combined stream wraps each event as {"stream","data":{"e":"kline","k":{...}}} (with
+ * q, n, V, Q); `k.x` is true once, when the kline closes. Server pings every 20 s (ws pongs).
  */
 import { z } from 'zod';
 import { baseQuote } from '../domain/ingest-settings';
@@ -17,7 +17,7 @@ import type { CandlePage, CandleStream, CandleStreamHandlers, VenueAdapter, Venu
 const KLINES_WEIGHT = 2;
 const KLINES_LIMIT = 1_000;
 
-/** The documented kline array; the fields after closeTime are not used but must be there. */
+/** The documented kline array; the last element is unused but must be there. */
 const klineRow = z.tuple([
   epochMs,
   decimalText,
@@ -46,7 +46,11 @@ const klineEvent = z.object({
     h: decimalText,
     l: decimalText,
     v: decimalText,
+    n: z.number().int().nonnegative(),
     x: z.boolean(),
+    q: decimalText,
+    V: decimalText,
+    Q: decimalText,
   }),
 });
 
@@ -87,7 +91,7 @@ export class BinanceVenue implements VenueAdapter {
     const sink = new RowSink(this.id, this.o.observer);
     return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
       const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
-      return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5] };
+      return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[7], trades: String(k[8]), takerBuyVolume: k[9], takerBuyQuoteVolume: k[10] };
     });
   }
 
@@ -108,7 +112,8 @@ export class BinanceVenue implements VenueAdapter {
         const k = sink.parse(klineEvent, data, () => data.k?.t)?.k;
         if (!k || !k.x) return; // still open: only closed klines are stored
         if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
-        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v }, '1m');
+        const flow = { quoteVolume: k.q, trades: String(k.n), takerBuyVolume: k.V, takerBuyQuoteVolume: k.Q };
+        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m');
         if (row) h.onClosed({ instrument: k.s, candle: row });
       },
     });

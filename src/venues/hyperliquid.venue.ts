@@ -1,19 +1,20 @@
 /**
- * Hyperliquid, the perpetual venue (hourly funding; hyperliquid.gitbook.io, "API"). `POST /info`:
- * `candleSnapshot` (rows {t,T,s,i,o,c,h,l,v,n}, decimals as strings, at most 5,000 per answer, and
- * only the 5,000 most recent candles of an interval exist) and `fundingHistory` (at most 500 per
- * answer, paged forward by time); weight 20 per request plus 1 per 60 candles or 20 funding rows,
- * 1,200 per minute per IP. The WebSocket pushes the open candle again and again: a candle is
- * closed once one with a later open time arrives. Its `premium` is validated, not stored.
+ * Hyperliquid, the perpetual venue (hyperliquid.gitbook.io, "API"). `POST /info`: `candleSnapshot`
+ * (rows {t,T,s,i,o,c,h,l,v,n}, at most 5,000 an answer, only the 5,000 most recent exist),
+ * `fundingHistory` (500 an answer, paged forward; settlements stamped up to minutes late) and
+ * `metaAndAssetCtxs` ([meta, ctxs] by universe index); weight 20 a request plus 1 per 60 candles
+ * or 20 funding rows, 1,200 a minute per IP. The WebSocket pushes the open candle again and again
+ * (closed once a later one arrives) and `activeAssetCtx`'s `ctx`. Funding's `premium`: not stored.
  */
 import { z } from 'zod';
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
+import type { PerpContext } from '../domain/derivatives';
 import { baseQuote } from '../domain/ingest-settings';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import { VenueHttp } from './venue-http';
 import { decimalText, decimalTextOrNumber, epochMs, RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
-import type { CandlePage, CandleStream, CandleStreamHandlers, VenueAdapter, VenueOptions } from './venue';
+import type { CandlePage, CandleStream, CandleStreamHandlers, ContextUpdate, VenueAdapter, VenueOptions } from './venue';
 
 const INFO_WEIGHT = 20;
 const CANDLES_PER_WEIGHT = 60;
@@ -38,8 +39,29 @@ type CandleRow = z.infer<typeof candleRow>;
 
 const fundingRow = z.object({ coin: z.string(), fundingRate: decimalText, premium: decimalText, time: epochMs });
 
+// A perpetual's context: strings in traffic (numbers in the typed docs); midPx and premium
+// are null while the book is empty. Other fields (volumes, impact prices) are not used.
+const assetCtx = z.object({
+  openInterest: decimalTextOrNumber,
+  markPx: decimalTextOrNumber,
+  oraclePx: decimalTextOrNumber,
+  midPx: decimalTextOrNumber.nullable().optional(),
+  funding: decimalTextOrNumber,
+  premium: decimalTextOrNumber.nullable().optional(),
+});
+const activeAssetCtx = z.object({ coin: z.string(), ctx: assetCtx });
+const metaAndAssetCtxs = z.tuple([z.object({ universe: z.array(z.object({ name: z.string() })) }), z.array(z.unknown())]);
+
 const openTimeOf = (raw: unknown) => (raw as { t?: unknown } | null)?.t;
-const fieldsOf = (c: CandleRow): CandleInput => ({ time: c.t, open: c.o, high: c.h, low: c.l, close: c.c, volume: c.v });
+const fieldsOf = (c: CandleRow): CandleInput => ({ time: c.t, open: c.o, high: c.h, low: c.l, close: c.c, volume: c.v, trades: String(c.n) });
+const contextOf = (c: z.infer<typeof assetCtx>): PerpContext => ({
+  openInterest: c.openInterest,
+  markPrice: c.markPx,
+  oraclePrice: c.oraclePx,
+  midPrice: c.midPx ?? null,
+  fundingRate: c.funding,
+  premium: c.premium ?? null,
+});
 
 export class HyperliquidVenue implements VenueAdapter {
   readonly id = 'hyperliquid';
@@ -81,16 +103,19 @@ export class HyperliquidVenue implements VenueAdapter {
     });
   }
 
-  async funding(coin: string, startMs: number): Promise<FundingRateInput[]> {
+  /**
+   * Funding of [startMs, endMs ?? now]: each settlement is its hour's (floor(t + 5 s)); a second
+   * settlement in one hour is dropped and counted, the one nearest the hour kept.
+   */
+  async funding(coin: string, startMs: number, endMs?: number): Promise<FundingRateInput[]> {
     const sink = new RowSink(this.id, this.o.observer);
-    // One row per hour (aligned times of one hour could repeat): the last wins.
-    const byHour = new Map<number, FundingRateInput>();
+    const byHour = new Map<number, { row: FundingRateInput; offMs: number }>();
     let from = startMs;
     for (;;) {
       const json = await this.http.json({
         method: 'POST',
         path: '/info',
-        body: { type: 'fundingHistory', coin, startTime: from },
+        body: { type: 'fundingHistory', coin, startTime: from, ...(endMs === undefined ? {} : { endTime: endMs }) },
         weight: INFO_WEIGHT,
         extraWeight: (j) => (Array.isArray(j) ? Math.floor(j.length / FUNDING_ROWS_PER_WEIGHT) : 0),
       });
@@ -108,12 +133,37 @@ export class HyperliquidVenue implements VenueAdapter {
           continue;
         }
         const row = sink.funding(r.time, r.fundingRate);
-        if (row && row.time <= this.o.now()) byHour.set(row.time, row);
+        if (!row || row.time > this.o.now()) continue;
+        const offMs = Math.abs(r.time - row.time);
+        const kept = byHour.get(row.time);
+        if (kept && kept.offMs <= offMs) {
+          sink.reject('duplicate', `second funding settlement at ${r.time} in hour ${row.time}`, r.time);
+          continue;
+        }
+        if (kept) sink.reject('duplicate', `second funding settlement in hour ${row.time}`, row.time + kept.offMs);
+        byHour.set(row.time, { row, offMs });
       }
-      if (json.length < FUNDING_PAGE || last < from) break;
+      if (json.length < FUNDING_PAGE || last < from || (endMs !== undefined && last >= endMs)) break;
       from = last + 1;
     }
-    return [...byHour.values()].sort((a, b) => a.time - b.time);
+    return [...byHour.values()].map((k) => k.row).sort((a, b) => a.time - b.time);
+  }
+
+  /** The context of `coins` now (`metaAndAssetCtxs`); a coin the venue does not list is left out. */
+  async contexts(coins: readonly string[]): Promise<ContextUpdate[]> {
+    const json = await this.http.json({ method: 'POST', path: '/info', body: { type: 'metaAndAssetCtxs' }, weight: INFO_WEIGHT });
+    const sink = new RowSink(this.id, this.o.observer);
+    const parsed = sink.parse(metaAndAssetCtxs, json, () => undefined);
+    if (!parsed) return [];
+    const [meta, ctxs] = parsed;
+    const out: ContextUpdate[] = [];
+    meta.universe.forEach((asset, i) => {
+      if (!coins.includes(asset.name)) return;
+      const ctx = sink.parse(assetCtx, ctxs[i], () => undefined);
+      const context = ctx && sink.context(contextOf(ctx));
+      if (context) out.push({ instrument: asset.name, context });
+    });
+    return out;
   }
 
   follow(coins: readonly string[], h: CandleStreamHandlers): CandleStream {
@@ -133,6 +183,13 @@ export class HyperliquidVenue implements VenueAdapter {
         if (row) h.onClosed({ instrument: prev.s, candle: row });
       }
     };
+    const onContext = (raw: unknown) => {
+      const u = sink.parse(activeAssetCtx, raw, () => undefined);
+      if (!u) return;
+      if (!coins.includes(u.coin)) return sink.reject('range', `context of ${u.coin} not subscribed`);
+      const context = sink.context(contextOf(u.ctx));
+      if (context) h.onContext!({ instrument: u.coin, context });
+    };
     return new VenueSocket({
       venue: this.id,
       url: this.o.wsUrl,
@@ -141,11 +198,15 @@ export class HyperliquidVenue implements VenueAdapter {
       observer: this.o.observer,
       subscribe: (ws) => {
         open.clear();
-        for (const coin of coins) ws.send(JSON.stringify({ method: 'subscribe', subscription: { type: 'candle', coin, interval: '1m' } }));
+        for (const coin of coins) {
+          ws.send(JSON.stringify({ method: 'subscribe', subscription: { type: 'candle', coin, interval: '1m' } }));
+          if (h.onContext) ws.send(JSON.stringify({ method: 'subscribe', subscription: { type: 'activeAssetCtx', coin } }));
+        }
       },
       ping: (ws) => ws.send(JSON.stringify({ method: 'ping' })),
       onMessage: (msg) => {
         const m = msg as { channel?: unknown; data?: unknown } | null;
+        if (m?.channel === 'activeAssetCtx' && h.onContext) return onContext(m.data);
         if (m?.channel !== 'candle') return; // subscriptionResponse, pong, error notices
         for (const raw of Array.isArray(m.data) ? m.data : [m.data]) onCandle(raw);
       },

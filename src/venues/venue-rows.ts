@@ -1,15 +1,17 @@
 /**
- * Turning a venue's candle and funding fields into validated rows, the same checks for every
- * venue: a time within ±5 s of its boundary is aligned to it (farther off: rejected), decimals
- * must be finite numbers written as text (kept exact, never through a float), and a candle must
- * pass the CSV import's checks (positive prices, high and low around open and close, volume
- * >= 0). A rejected row is reported to the observer and never written.
+ * Turning a venue's candle, funding and context fields into validated rows, the same checks for
+ * every venue: a candle time within ±5 s of its boundary is aligned to it (farther off:
+ * rejected), a funding time belongs to hour floor(t + 5 s), decimals must be finite numbers
+ * written as text (kept exact, never through a float), a candle must pass the CSV import's
+ * checks (and its trade flow: volumes >= 0, whole trades), a context positive prices. A rejected
+ * row is reported to the observer and never written.
  */
 import { z } from 'zod';
-import { parseCandleRow, RowError, type CandleInput, type FundingRateInput } from '../domain/csv-rows';
+import { checkTradeFlow, parseCandleRow, RowError, type CandleInput, type FundingRateInput } from '../domain/csv-rows';
+import { checkContext, type PerpContext } from '../domain/derivatives';
 import { parseDecimal } from '../domain/decimal';
-import { alignVenueTime } from '../domain/ingest-settings';
-import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
+import { alignVenueTime, fundingHourOf } from '../domain/ingest-settings';
+import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import type { CandlePage, VenueObserver } from './venue';
 
 /** A decimal as the venue writes it: text. */
@@ -20,9 +22,10 @@ export const epochMs = z.number().int().nonnegative();
 
 /**
  * Why a row was dropped (the metric's `kind`): schema, not the documented shape; time, off its
- * boundary; values, impossible prices; range, not what was asked.
+ * boundary; values, impossible prices; range, not what was asked; duplicate, a second funding
+ * settlement in one hour.
  */
-export type RejectKind = 'schema' | 'time' | 'values' | 'range';
+export type RejectKind = 'schema' | 'time' | 'values' | 'range' | 'duplicate';
 
 /** The first issue of a failed zod parse, as one short line. */
 export function schemaReason(err: z.ZodError): string {
@@ -50,24 +53,44 @@ export class RowSink {
     else this.rejectedTimes?.push(time);
   }
 
-  /** The candle aligned and checked, or null (rejected). */
+  /** The candle aligned and checked, with its trade flow when given, or null (rejected). */
   candle(f: CandleInput, tf: CandleTimeframe): CandleInput | null {
     const time = alignVenueTime(f.time, TIMEFRAME_MS[tf]);
     if (time === null) return this.rejected('time', `open time ${f.time} is more than 5 s off the ${tf} boundary`, f.time);
     try {
-      return parseCandleRow([String(time), f.open, f.high, f.low, f.close, f.volume], tf);
+      return { ...parseCandleRow([String(time), f.open, f.high, f.low, f.close, f.volume], tf), ...checkTradeFlow(f) };
     } catch (err) {
       if (err instanceof RowError) return this.rejected('values', err.message, f.time);
       throw err;
     }
   }
 
-  /** The funding rate aligned to its hour and checked, or null (rejected). */
+  /** The funding rate of hour floor(time + 5 s), checked, or null (rejected). */
   funding(time: number, rate: string): FundingRateInput | null {
-    const aligned = alignVenueTime(time, FUNDING_INTERVAL_MS);
-    if (aligned === null) return this.rejected('time', `funding time ${time} is more than 5 s off the hour`, time);
     const r = parseDecimal(rate);
-    return r === null ? this.rejected('values', `rate "${rate}" is not a finite number`, time) : { time: aligned, rate: r };
+    return r === null ? this.rejected('values', `rate "${rate}" is not a finite number`, time) : { time: fundingHourOf(time), rate: r };
+  }
+
+  /** A context with its decimals canonical and checked, or null (rejected). */
+  context(c: PerpContext): PerpContext | null {
+    const exact = (v: string, name: string) => {
+      const d = parseDecimal(v);
+      if (d === null) throw new RowError(`${name} "${v}" is not a finite number`);
+      return d;
+    };
+    try {
+      return checkContext({
+        openInterest: exact(c.openInterest, 'openInterest'),
+        markPrice: exact(c.markPrice, 'markPx'),
+        oraclePrice: exact(c.oraclePrice, 'oraclePx'),
+        midPrice: c.midPrice === null ? null : exact(c.midPrice, 'midPx'),
+        fundingRate: exact(c.fundingRate, 'funding'),
+        premium: c.premium === null ? null : exact(c.premium, 'premium'),
+      });
+    } catch (err) {
+      if (err instanceof RowError) return this.rejected('values', err.message, undefined);
+      throw err;
+    }
   }
 
   /** Parse `raw` with a venue schema, or null (rejected as `schema`). */

@@ -2,9 +2,10 @@
  * The venue port: what ingestion needs from an exchange, whatever its wire format. One file per
  * venue implements it (hyperliquid.venue.ts, binance.venue.ts) and registry.ts names which one
  * serves each role. Rows come out validated: open times aligned, decimals as exact strings,
- * only closed candles.
+ * only closed candles; a perpetual venue may also push its context (open interest, prices).
  */
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
+import type { PerpContext } from '../domain/derivatives';
 import type { SymbolMap } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 
@@ -16,7 +17,7 @@ export interface VenueObserver {
   request(venue: string, status: string): void;
   weight(venue: string, weight: number): void;
   reconnect(venue: string): void;
-  /** A row failed the venue schema or a check and was dropped (kind: schema, time, values, range). */
+  /** A row failed the venue schema or a check and was dropped (kind: schema, time, values, range, duplicate). */
   rejected(venue: string, kind: string, reason: string): void;
 }
 
@@ -47,11 +48,19 @@ export interface ClosedCandle {
   candle: CandleInput;
 }
 
+/** A perpetual's context pushed on a venue's socket (or answered by a snapshot), validated. */
+export interface ContextUpdate {
+  instrument: string;
+  context: PerpContext;
+}
+
 export interface CandleStreamHandlers {
   /** The socket is (re)connected and subscribed: what happened while it was down must be fetched. */
   onConnected(): void;
   onDisconnected(reason: string): void;
   onClosed(c: ClosedCandle): void;
+  /** Given: the stream also follows the instruments' context (venues with `contexts`). */
+  onContext?(u: ContextUpdate): void;
 }
 
 export interface CandleStream {
@@ -70,9 +79,14 @@ export interface VenueAdapter {
   instrument(symbol: string): string;
   /** Closed candles opening in [startMs, endMs] (at most pageCandles), ascending. */
   candles(instrument: string, timeframe: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage>;
-  /** Funding rates settled in [startMs, nowMs], ascending, all pages; absent on venues without funding. */
-  funding?(instrument: string, startMs: number): Promise<FundingRateInput[]>;
-  /** Follow the 1m candles of `instruments`, reconnecting until closed. */
+  /**
+   * Funding rates settled in [startMs, endMs ?? now], one per hour, ascending, all pages; absent
+   * on venues without funding.
+   */
+  funding?(instrument: string, startMs: number, endMs?: number): Promise<FundingRateInput[]>;
+  /** The context of `instruments` now (a snapshot); absent on venues without one. */
+  contexts?(instruments: readonly string[]): Promise<ContextUpdate[]>;
+  /** Follow the 1m candles of `instruments` (and their context, when asked), reconnecting until closed. */
   follow(instruments: readonly string[], handlers: CandleStreamHandlers): CandleStream;
   /** Requests made and weight spent since start. */
   readonly totals: { requests: number; weight: number };

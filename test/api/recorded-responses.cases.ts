@@ -95,6 +95,15 @@ export const CASES: RecordedCase[] = [
   { name: 'ohlcv free key, window over 365 days', key: 'free', path: ohlcv({ ...BTC_1H, end: iso(T0 + 366 * DAY) }) },
   { name: 'ohlcv free key, 1h', key: 'free', path: ohlcv({ ...BTC_1H, end: T0 + HOUR }) },
   { name: 'ohlcv scale key', key: 'scale', path: ohlcv({ ...BTC_1H, end: T0 + HOUR }) },
+  { name: 'ohlcv with trade-flow fields (imported: null)', path: ohlcv({ ...BTC_1H, end: T0 + HOUR, fields: 'trades,taker_buy_volume' }) },
+  { name: 'ohlcv csv with trade-flow fields', path: ohlcv({ ...BTC_1H, end: T0 + HOUR, fields: 'quote_volume,trades', format: 'csv' }) },
+  { name: 'ohlcv with an unknown field', path: ohlcv({ ...BTC_1H, fields: 'trades,taker_sell_volume' }) },
+
+  // ---- /v1/derivatives -------------------------------------------------------------------
+  { name: 'derivatives of a perpetual without recorded context', path: `/v1/derivatives?${q({ symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1h', start: iso(T0) })}` },
+  { name: 'derivatives on the spot venue', path: `/v1/derivatives?${q({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: iso(T0) })}` },
+  { name: 'derivatives free key, 1m', key: 'free', path: `/v1/derivatives?${q({ symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', start: iso(T0) })}` },
+  { name: 'derivatives missing timeframe', path: `/v1/derivatives?${q({ symbol: 'BTC-USDT', exchange: 'perp', start: iso(T0) })}` },
 
   // ---- /v1/funding ---------------------------------------------------------------------
   { name: 'funding', path: `/v1/funding?${q({ symbol: 'BTC-USDT', exchange: 'perp', start: iso(T0), end: iso(T0 + 3 * HOUR) })}` },
@@ -118,6 +127,8 @@ export const CASES: RecordedCase[] = [
   { name: 'multi-asset funding_rate on spot', path: `/v1/multi-asset?${q({ symbols: 'BTC-USDT', exchange: 'spot', timeframe: '1h', field: 'funding_rate', start: iso(T0) })}` },
   { name: 'multi-asset funding_rate on 4h', path: `/v1/multi-asset?${q({ symbols: 'BTC-USDT', exchange: 'perp', timeframe: '4h', field: 'funding_rate', start: iso(T0) })}` },
   { name: 'multi-asset free key, 6 symbols', key: 'free', path: `/v1/multi-asset?${q({ symbols: 'A-B,C-D,E-F,G-H,I-J,K-L', exchange: 'spot', timeframe: '1h', field: 'close', start: iso(T0) })}` },
+  { name: 'multi-asset open_interest', path: `/v1/multi-asset?${q({ symbols: 'BTC-USDT,ETH-USDT', exchange: 'perp', timeframe: '1h', field: 'open_interest', start: iso(T0), end: iso(T0 + 2 * HOUR) })}` },
+  { name: 'multi-asset mark_price on spot', path: `/v1/multi-asset?${q({ symbols: 'BTC-USDT', exchange: 'spot', timeframe: '1h', field: 'mark_price', start: iso(T0) })}` },
 
   // ---- /v1/features --------------------------------------------------------------------
   { name: 'features catalogue', path: '/v1/features/available' },
@@ -173,6 +184,9 @@ export const CASES: RecordedCase[] = [
   gql('coverage', '{ market(exchange: "spot", symbol: "ETH-USDT") { coverage { timeframe first last } } }'),
   gql('markets with coverage and candles', '{ markets(exchange: "perp") { exchange symbol coverage { timeframe first last } candles(timeframe: "1d", start: "2024-01-01", limit: 1) { count data { time close } } } }'),
   gql('multiAsset', '{ multiAsset(exchange: "spot", symbols: ["ETH-USDT", "sol-usdt"], timeframe: "1m", field: "close", start: "2024-01-01T00:00:00Z", end: "2024-01-01T00:04:00Z") { symbols exchange timeframe field count nextStart data { time values { symbol value } } } }'),
+  gql('candles with trade flow', '{ market(exchange: "spot", symbol: "BTC-USDT") { candles(timeframe: "1h", start: "2024-01-01T00:00:00Z", limit: 2) { data { time trades quoteVolume takerBuyVolume takerBuyQuoteVolume } columns { trades } } } }'),
+  gql('derivatives', '{ market(exchange: "perp", symbol: "BTC-USDT") { derivatives(timeframe: "1h", start: "2024-01-01T00:00:00Z", limit: 2) { count nextStart data { time openInterest markPrice } columns { time } } } }'),
+  gql('derivatives on the spot venue', '{ market(exchange: "spot", symbol: "BTC-USDT") { derivatives(timeframe: "1h", start: "2024-01-01") { count } } }'),
   gql('featureCatalogue', '{ featureCatalogue { name description category } }'),
   gql('apiKeys', '{ apiKeys { keyHash keyHint userId tier label createdAt status revokedAt } }'),
   gql('revokeApiKey unknown', 'mutation { revokeApiKey(keyHash: "00") { keyHash status revokedAt } }'),

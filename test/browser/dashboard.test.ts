@@ -187,6 +187,39 @@ describeWith('CHROMIUM', 'the dashboard in headless chromium, offline', (chromiu
     await page.close();
   }, 60_000);
 
+  it('when a perpetual has recorded context and a spot market trade flow, then the pane under the price shows open interest, resp. the taker-buy share', async () => {
+    const eth = (await srv.services.store.series.idOf({ exchange: 'perp', symbol: 'ETH-USDT' }))!;
+    const from = T0 + 790 * HOUR;
+    const minutes = Array.from({ length: 600 }, (_, i) => {
+      const oi = String(5000 + (i % 90) * 3);
+      return { time: from + i * 60_000, openInterestOpen: oi, openInterestHigh: oi, openInterestLow: oi, openInterest: oi, markPrice: '1100', oraclePrice: '1100.5', midPrice: null, predictedFundingRate: '0.0000125', venuePremium: null };
+    });
+    await srv.services.writer.derivatives([{ series: { id: eth, symbol: 'ETH-USDT' }, rows: minutes }]);
+    const flow = await srv.services.store.series.ensure({ exchange: 'spot', symbol: 'FLOW-USDT' });
+    const hours = Array.from({ length: 100 }, (_, h) => ({
+      time: T0 + (700 + h) * HOUR, open: '10', high: '11', low: '9', close: String(10 + (h % 5) / 10), volume: '100',
+      quoteVolume: '1000', trades: '50', takerBuyVolume: String(30 + (h % 40)), takerBuyQuoteVolume: '300',
+    }));
+    await srv.services.writer.candles({ id: flow, symbol: 'FLOW-USDT' }, '1h', hours);
+
+    const perp = await open(await srv.key('pro'), 'perp/ETH-USDT/1h');
+    expect(await perp.page.getAttribute('#chart', 'data-panes')).toBe('main oi rsi macd');
+    const oi = (await perp.page.locator('.pane-label[data-pane="oi"]').boundingBox())!;
+    const rsi = (await perp.page.locator('.pane-label[data-pane="rsi"]').boundingBox())!;
+    expect(oi.y).toBeLessThan(rsi.y);
+    expect(await drawnPixels(perp.page, oi.y - 4, rsi.y - 4)).toBeGreaterThan(100);
+    expect(perp.errors).toEqual([]);
+    await perp.page.close();
+
+    const spot = await open(await srv.key('pro'), 'spot/FLOW-USDT/1h');
+    expect(await spot.page.getAttribute('#chart', 'data-panes')).toBe('main taker rsi macd');
+    expect(await spot.page.textContent('.pane-label[data-pane="taker"]')).toBe('Taker-buy share of volume %');
+    await spot.page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard-taker-share.png') });
+    expect(spot.outside).toEqual([]);
+    expect(spot.errors).toEqual([]);
+    await spot.page.close();
+  }, 90_000);
+
   /** Store through `store` until the page shows `selector`: the page's subscriptions open a moment after its socket does. */
   async function storeUntilShown(page: Page, selector: string, store: () => Promise<void>): Promise<void> {
     for (let i = 0; i < 30; i++) {

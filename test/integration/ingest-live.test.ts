@@ -1,9 +1,9 @@
 /**
  * The server following the venues (INGEST_SYMBOLS) against the venue simulator: backfill,
- * closed candles from the sockets stored and served over REST and GraphQL, Market.ingest,
- * /health and /metrics, a dropped socket and a silent one reconnected and reconciled, only
- * closed candles and their final values stored, freshness kept at 1. The simulator and the
- * server share a clock shifted so that a minute closes a few seconds into the test.
+ * closed candles from the sockets stored and served over REST and GraphQL with their trade flow,
+ * the perpetual's context per minute, Market.ingest, /health and /metrics, a dropped socket and
+ * a silent one reconnected and reconciled, only closed candles and their final values stored,
+ * freshness kept at 1. Simulator and server share a clock set so a minute closes soon.
  */
 import { roundDecimal } from '../../src/domain/decimal';
 import { lastClosedOpen } from '../../src/domain/timeframe';
@@ -85,6 +85,38 @@ describe.each(databaseCases())('live ingestion against the venue simulator on $n
     // Nothing of the open minute is stored.
     expect(await newest('spot')).toBeLessThanOrEqual(lastClosedOpen(clock(), '1m'));
   }, 90_000);
+
+  it("when minutes closed, then /v1/ohlcv serves the venues' trade flow and /v1/derivatives the perpetual's context of each followed minute", async () => {
+    const last = lastClosedOpen(clock(), '1m');
+    const perpId = (await srv.services.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!;
+    const context = () => srv.services.store.derivatives.pages([perpId], '1m', new Date(last), new Date(last), 1).then((m) => m.get(perpId) ?? []);
+    await pollUntil(() => Promise.all([newest('spot'), newest('perp'), context()]), ([a, b, c]) => a >= last && b >= last && c.length === 1, { withinMs: 15_000 });
+    const flow = async (exchange: string) => {
+      const r = await srv.getJson(`/v1/ohlcv?exchange=${exchange}&symbol=BTC-USDT&timeframe=1m&start=${last}&end=${last}&fields=trades,quote_volume,taker_buy_volume,taker_buy_quote_volume`, key);
+      return (r.body as { data: Array<Record<string, string | null>> }).data[0];
+    };
+    const spot = sim.tradeFlow('binance', 'BTCUSDT', '1m', last)!;
+    expect(await flow('spot')).toMatchObject({
+      trades: spot.trades,
+      quote_volume: roundDecimal(spot.quoteVolume, 6),
+      taker_buy_volume: roundDecimal(spot.takerBuyVolume, 6),
+      taker_buy_quote_volume: roundDecimal(spot.takerBuyQuoteVolume, 6),
+    });
+    // Hyperliquid sends trades only (its socket's last push of the minute: setResendUnclosed may have made it a stale one).
+    expect(await flow('perp')).toMatchObject({ trades: expect.stringMatching(/^\d+$/), quote_volume: null, taker_buy_volume: null });
+
+    const d = await srv.getJson(`/v1/derivatives?exchange=perp&symbol=BTC-USDT&timeframe=1m&start=${last}&end=${last}`, key);
+    const [row] = (d.body as { data: Array<Record<string, string | null>> }).data;
+    // The last update of the minute: the push half a second before its end (or one before, had that one come late).
+    const candidates = [59_500, 58_500].map((at) => roundDecimal(sim.context('BTC', last + at).openInterest, 6));
+    expect(candidates).toContain(row.open_interest);
+    expect(Number(row.open_interest_low)).toBeLessThanOrEqual(Number(row.open_interest));
+    expect(Number(row.open_interest_high)).toBeGreaterThanOrEqual(Number(row.open_interest));
+    const g = await srv.gql('query($s: String!) { market(exchange: "perp", symbol: "BTC-USDT") { derivatives(timeframe: "1m", start: $s, end: $s) { data { openInterest markPrice } } } }', { s: String(last) }, key);
+    const gRow = ((await g.json()) as { data: { market: { derivatives: { data: Array<Record<string, string>> } } } }).data.market.derivatives.data[0];
+    expect(gRow).toEqual({ openInterest: row.open_interest, markPrice: row.mark_price });
+    expect((await srv.getJson(`/v1/derivatives?exchange=spot&symbol=BTC-USDT&timeframe=1m&start=${last}`, key)).status).toBe(400);
+  });
 
   it('when GraphQL asks for market.ingest, /health and /metrics are read, then they show the live state', async () => {
     const r = await srv.gql('{ market(exchange: "spot", symbol: "BTC-USDT") { ingest { connected lastClosed lag } } }', {}, key);

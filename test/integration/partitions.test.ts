@@ -1,9 +1,9 @@
 /**
- * Time partitions of candles and features (migration 20261126000000_time_partitions,
- * src/db/partitions.ts, src/services/partition.service.ts), on PGlite and on PostgreSQL:
- * writers create the partitions they write in, the job keeps periods ahead, retention drops
- * whole partitions of both tables and leaves the coarser rollups, and a database of the
- * previous schema migrates in place without losing a row.
+ * Time partitions of candles, features and derivatives (migrations 20261126000000_time_partitions
+ * and 20261127000000_derivatives_trade_flow, src/db/partitions.ts, src/services/partition.service.ts),
+ * on PGlite and on PostgreSQL: writers create the partitions they write in, the job keeps periods
+ * ahead, retention drops whole partitions of every table and leaves the coarser rollups, and a
+ * database of a previous schema migrates in place without losing a row.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -78,13 +78,13 @@ describe.each(databaseCases())('time partitions on $name', (kase) => {
     expect(await names()).toEqual(expect.arrayContaining(['candles_1m_2018_07', 'features_1m_2018_07']));
   });
 
-  it('when the partition job runs, then the current period and the next two exist for every timeframe, in both tables, and a second run creates none', async () => {
+  it('when the partition job runs, then the current period and the next two exist for every timeframe, in every table, and a second run creates none', async () => {
     const now = Date.now();
     const job = new PartitionService(services().store.partitions, services().store.locks, {});
     await job.run(now);
     const list = await services().store.partitions.list();
     for (const tf of FEATURE_TIMEFRAMES) {
-      for (const table of tf === 'funding' ? ['features'] : ['candles', 'features']) {
+      for (const table of tf === 'funding' ? ['features'] : ['candles', 'features', 'derivatives']) {
         const ahead = list.filter((p) => p.table === table && p.timeframe === tf && p.endMs > now);
         expect({ tf, table, periods: ahead.length }).toEqual({ tf, table, periods: 3 });
         expect(ahead[0].startMs).toBeLessThanOrEqual(now);
@@ -93,7 +93,7 @@ describe.each(databaseCases())('time partitions on $name', (kase) => {
     expect((await job.run(now)).created).toBe(0);
   });
 
-  it('when RETENTION_1M is 30 days and the job runs, then the 1m partitions of both tables that ended before are dropped, the rollups stay, and /v1/markets coverage moves', async () => {
+  it('when RETENTION_1M is 30 days and the job runs, then the 1m partitions of every table that ended before are dropped, the rollups stay, and /v1/markets coverage moves', async () => {
     const now = Date.now();
     const start = Math.floor((now - 75 * DAY) / MIN) * MIN;
     const id = await importMinutes('KEEP-USDT', start, now - DAY, 30);
@@ -107,7 +107,8 @@ describe.each(databaseCases())('time partitions on $name', (kase) => {
     expect(expected.length).toBeGreaterThanOrEqual(2);
     const out = await new PartitionService(s.store.partitions, s.store.locks, { '1m': 30 * DAY }).run(now);
     expect(out.dropped.sort()).toEqual(expected.sort());
-    expect(out.dropped.filter((n) => n.startsWith('features_')).length).toBe(out.dropped.length / 2);
+    expect(out.dropped.filter((n) => n.startsWith('features_')).length).toBe(out.dropped.length / 3);
+    expect(out.dropped.filter((n) => n.startsWith('derivatives_')).length).toBe(out.dropped.length / 3);
 
     const after = await s.store.candles.coverage([id], new Date(now));
     const moved = after.find((c) => c.timeframe === '1m')!.first;
@@ -134,8 +135,8 @@ describe.each(databaseCases())('time partitions on $name', (kase) => {
       s.store.db.query<{ n: number }>('SELECT mds_ensure_partitions($1, $2, $2) AS n', ['1m', new Date(t)]),
       s.store.partitions.ensure([{ timeframe: '1m', fromMs: t, toMs: t }]),
     ]);
-    expect(viaPool[0].n).toBeLessThanOrEqual(2);
-    expect((await names()).filter((n) => n.endsWith('_1m_2019_06')).sort()).toEqual(['candles_1m_2019_06', 'features_1m_2019_06']);
+    expect(viaPool[0].n).toBeLessThanOrEqual(3);
+    expect((await names()).filter((n) => n.endsWith('_1m_2019_06')).sort()).toEqual(['candles_1m_2019_06', 'derivatives_1m_2019_06', 'features_1m_2019_06']);
   });
 
   it('when the SQL and the code name the period of each timeframe, then they agree', async () => {
@@ -171,7 +172,9 @@ describe.each(databaseCases())('the partitioning migration on $name', ({ create 
   });
 
   const snapshot = async () => ({
-    candles: (await db.query<{ r: string }>(`SELECT c::text AS r FROM candles c ORDER BY series_id, timeframe, time`)).map((x) => x.r),
+    candles: (
+      await db.query<{ r: string }>(`SELECT (series_id, timeframe, time, open, high, low, close, volume, derived)::text AS r FROM candles ORDER BY series_id, timeframe, time`)
+    ).map((x) => x.r),
     features: (await db.query<{ r: string }>(`SELECT f::text AS r FROM features f ORDER BY series_id, timeframe, time`)).map((x) => x.r),
   });
 
@@ -193,7 +196,9 @@ describe.each(databaseCases())('the partitioning migration on $name', ({ create 
     expect(await unmanaged.ensure([{ timeframe: '1m', fromMs: Date.UTC(2024, 0, 1), toMs: Date.UTC(2024, 0, 2) }])).toBe(0);
     expect(await unmanaged.list()).toEqual([]);
 
-    expect(await migrate(db)).toEqual(['20261126000000_time_partitions']);
+    const toPartitions = migrationsBefore('20261127000000_derivatives_trade_flow');
+    expect(await migrate(db, toPartitions)).toEqual(['20261126000000_time_partitions']);
+    rmSync(toPartitions, { recursive: true, force: true });
     expect(await snapshot()).toEqual(before);
     const parts = await new Partitions(db).list();
     expect(parts.map((p) => p.name).sort()).toEqual(
@@ -220,5 +225,19 @@ describe.each(databaseCases())('the partitioning migration on $name', ({ create 
     await expect(db.query(`INSERT INTO candles SELECT * FROM candles WHERE timeframe = '1d'`)).rejects.toThrow(/duplicate key/);
     await db.query(`INSERT INTO candles SELECT * FROM candles WHERE timeframe = '1d' ON CONFLICT (series_id, timeframe, time) DO UPDATE SET close = 2`);
     expect((await db.query<{ close: string }>(`SELECT close::text FROM candles WHERE timeframe = '1d'`))[0].close).toBe('2');
+  });
+
+  it('when that database migrates to the derivatives schema, then every candle period gets its derivatives partition, rows keep their values and gain null trade flow', async () => {
+    const before = await snapshot();
+    expect(await migrate(db)).toEqual(['20261127000000_derivatives_trade_flow']);
+    expect(await snapshot()).toEqual(before);
+    const derivatives = (await new Partitions(db).list()).filter((p) => p.table === 'derivatives').map((p) => p.name);
+    expect(derivatives.sort()).toEqual(['derivatives_1d_2021', 'derivatives_1h_2023', 'derivatives_1h_2024', 'derivatives_1m_2024_01', 'derivatives_1m_2024_02']);
+    const [flow] = await db.query<{ n: number; nulls: number }>(`SELECT count(*)::int AS n, count(*) FILTER (WHERE trades IS NULL AND quote_volume IS NULL)::int AS nulls FROM candles`);
+    expect(flow.nulls).toBe(flow.n);
+    // A period known to the writers before the migration can take context rows at once.
+    await db.query(`INSERT INTO derivatives VALUES (1, '1m', '2024-02-01 00:00+00', 1, 2, 0.5, 1.5, 100, 100.1, NULL, 0.00001, NULL)`);
+    const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM derivatives_1m_2024_02`);
+    expect(n).toBe(1);
   });
 });

@@ -14,7 +14,13 @@ describe.each(databaseCases())('Prisma models against the migrated schema on $na
     const t = new Date('2024-01-01T00:00:00Z');
     // Candles and features are partitioned by time: the service's writers create what they write in.
     await services().store.partitions.ensure(['1m', '1h'].map((timeframe) => ({ timeframe: timeframe as '1m' | '1h', fromMs: t.getTime(), toMs: t.getTime() })));
-    await p.candle.create({ data: { seriesId: series.id, timeframe: '1m', time: t, open: '1', high: '1', low: '1', close: '1', volume: '1' } });
+    await p.candle.create({ data: { seriesId: series.id, timeframe: '1m', time: t, open: '1', high: '1', low: '1', close: '1', volume: '1', trades: 3n, takerBuyVolume: '0.5' } });
+    await p.derivativesRow.create({
+      data: {
+        seriesId: series.id, timeframe: '1m', time: t, openInterestOpen: '10', openInterestHigh: '11', openInterestLow: '9', openInterest: '10.5',
+        markPrice: '100', oraclePrice: '100.1', midPrice: null, predictedFundingRate: '0.0000125', venuePremium: null,
+      },
+    });
     await p.fundingRate.create({ data: { seriesId: series.id, time: t, rate: '0.0001' } });
     await p.featureRow.create({ data: { seriesId: series.id, timeframe: '1h', time: t, rsi_14: 50, premium_zscore: null } });
     await p.qualityRecord.create({
@@ -28,7 +34,8 @@ describe.each(databaseCases())('Prisma models against the migrated schema on $na
     await p.ingestStatus.create({ data: { seriesId: series.id, connected: true, reportedAt: t } });
     expect(await p.venueGap.findFirst({ where: { seriesId: series.id } })).toMatchObject({ recordedAt: expect.any(Date) });
     expect(await p.ingestStatus.findFirst({ where: { seriesId: series.id } })).toMatchObject({ connected: true });
-    expect(await p.candle.findFirst({ where: { seriesId: series.id } })).toMatchObject({ derived: false });
+    expect(await p.candle.findFirst({ where: { seriesId: series.id } })).toMatchObject({ derived: false, trades: 3n, quoteVolume: null });
+    expect(String((await p.derivativesRow.findFirst({ where: { seriesId: series.id } }))?.openInterest)).toBe('10.5');
     expect(await p.fundingRate.findFirst({ where: { seriesId: series.id } })).not.toBeNull();
     const f = await p.featureRow.findFirst({ where: { seriesId: series.id } });
     expect(String(f?.rsi_14)).toBe('50');

@@ -99,6 +99,17 @@ describe('parameter values', () => {
   it('when a start has a space in place of its offset\'s +, then it is that instant', () => {
     expect(endpoints.ohlcv.parse({ ...OHLCV, start: '2024-01-01T02:00:00 02:00' }, NOW).start).toBe(T_MS);
   });
+
+  it('when fields is empty or absent, then the request is the one without it; named, the list in order without repeats', () => {
+    expect(endpoints.ohlcv.parse({ ...OHLCV, fields: ' , ' }, NOW).fields).toBeUndefined();
+    expect(JSON.stringify(endpoints.ohlcv.parse({ ...OHLCV, fields: '' }, NOW))).toBe(JSON.stringify(endpoints.ohlcv.parse(OHLCV, NOW)));
+    expect(endpoints.ohlcv.parse({ ...OHLCV, fields: 'trades, quote_volume,trades' }, NOW).fields).toEqual(['trades', 'quote_volume']);
+  });
+
+  it('when derivatives are asked of the spot exchange, then INVALID_EXCHANGE right after the exchange, before a bad timeframe', () => {
+    expect(() => endpoints.derivatives.parse({ ...OHLCV, exchange: 'spot', timeframe: 'x' }, NOW)).toThrow(expect.objectContaining({ code: 'INVALID_EXCHANGE' }));
+    expect(endpoints.derivatives.parse({ ...OHLCV, exchange: 'perp' }, NOW)).toMatchObject({ exchange: 'perp', limit: 1_000 });
+  });
 });
 
 describe('what the transports derive from a read', () => {
@@ -110,7 +121,9 @@ describe('what the transports derive from a read', () => {
       ['start', true, 'text'],
       ['end', false, 'text'],
       ['limit', false, 'integer'],
+      ['fields', false, 'list'],
     ]);
+    expect(endpoints.ohlcv.params.fields).toMatchObject({ codes: ['INVALID_PARAMETER'], graphql: { omit: true } });
     expect(endpoints.funding.params.normalized).toMatchObject({ kind: 'boolean', default: false, graphql: { defaultValue: false } });
     expect(endpoints.features.params.features).toMatchObject({ kind: 'list', codes: ['MISSING_FEATURES', 'UNKNOWN_FEATURES'], graphql: { name: 'names' } });
   });

@@ -1,4 +1,4 @@
-/** The fault switches a test turns on, per venue: forced failures, latency, silence, malformed rows. */
+/** The fault switches a test turns on, per venue: forced failures, latency, silence, malformed rows, a silent context feed. */
 import { MALFORM_KINDS, type MalformKind } from './malform';
 import type { SimVenue } from './venues';
 
@@ -13,6 +13,8 @@ export class Faults {
   readonly latencyMs = perVenue(() => 0);
   readonly silent = perVenue(() => false);
   resendUnclosed = false;
+  /** Hyperliquid's asset contexts stop while the candles go on. */
+  contextSilent = false;
   private readonly failures = perVenue<ForcedFailure[]>(() => []);
   private readonly malformLeft = perVenue(() => 0);
   private readonly malformNext = perVenue(() => 0);

@@ -2,14 +2,15 @@
  * Hyperliquid's info endpoint, POST {base}/info with a JSON body: candleSnapshot {req:{coin,
  * interval, startTime, endTime?}} gives the candles opening in [startTime, endTime ?? now],
  * ascending, at most 5,000, only among the most recent N; fundingHistory {coin, startTime,
- * endTime?} the hourly rates in range, at most 500. Weight 20 + 1 per 60 candles or 20 rates,
- * 1,200 per minute, then 429. Not JSON: 400; not a known request: 422, both as text (the venue's
- * axum server). An unknown coin gives [].
+ * endTime?} the settlements in range, at most 500; metaAndAssetCtxs [meta, contexts] of every
+ * coin now. Weight 20 + 1 per 60 candles or 20 rates, 1,200 per minute, then 429. Not JSON:
+ * 400; not a known request: 422, both as text (the venue's axum server). An unknown coin gives [].
  */
+import { modelContext } from './context-model';
 import type { Interval } from './intervals';
 import { malformObject } from './malform';
 import { retryAfter, textAnswer, jsonAnswer, type Answer, type Served, type SimContext } from './rest';
-import { hyperliquidCandle, hyperliquidFunding } from './wire-format';
+import { hyperliquidCandle, hyperliquidContext, hyperliquidFunding, szDecimalsOf } from './wire-format';
 
 const MAX_CANDLES = 5_000;
 const MAX_FUNDINGS = 500;
@@ -57,11 +58,19 @@ function fundingHistory(ctx: SimContext, body: Obj): InfoAnswer {
   return { ok: true, weight: BASE_WEIGHT + Math.floor(fundings.length / 20), render: () => fundings.map((f) => hyperliquidFunding(coin, f)) };
 }
 
+function metaAndAssetCtxs(ctx: SimContext): InfoAnswer {
+  const coins = ctx.market.instruments('hyperliquid');
+  const now = ctx.market.now();
+  const meta = { universe: coins.map((name) => ({ szDecimals: szDecimalsOf(name), name, maxLeverage: 50 })) };
+  return { ok: true, weight: BASE_WEIGHT, render: () => [meta, coins.map((c) => hyperliquidContext(c, modelContext(c, now)))] };
+}
+
 /** Answers an info request body (REST and WebSocket post alike). */
 export function answerInfo(ctx: SimContext, body: unknown): InfoAnswer {
   if (!isObject(body)) return refused();
   if (body.type === 'candleSnapshot') return candleSnapshot(ctx, body);
   if (body.type === 'fundingHistory') return fundingHistory(ctx, body);
+  if (body.type === 'metaAndAssetCtxs') return metaAndAssetCtxs(ctx);
   return refused();
 }
 

@@ -1,15 +1,18 @@
 /**
  * Hyperliquid's WebSocket (real: wss://api.hyperliquid.xyz/ws), JSON text frames:
- * - {"method":"subscribe","subscription":{"type":"candle",...}} is acknowledged on
- *   "subscriptionResponse", then {"channel":"candle","data":{t,T,s,i,o,c,h,l,v,n}} is pushed again
- *   and again while the candle is open (no closed flag); "unsubscribe" likewise;
- * - {"method":"ping"} gets {"channel":"pong"}; {"method":"post",...} an info answer on "post";
- * - anything else gets {"channel":"error","data":"..."}.
+ * - {"method":"subscribe","subscription":{"type":"candle",...}} is acknowledged on "subscriptionResponse",
+ *   then {"channel":"candle","data":{t,T,s,i,o,c,h,l,v,n}} pushed again and again while the candle is
+ *   open (no closed flag); {"type":"activeAssetCtx","coin"} pushes {"channel":"activeAssetCtx",
+ *   "data":{"coin","ctx":{...}}}; "unsubscribe" likewise; {"method":"ping"} gets {"channel":"pong"};
+ *   {"method":"post",...} an info answer on "post"; anything else {"channel":"error","data":"..."}.
  */
 import type WebSocket from 'ws';
+import type { ContextSubscription } from './context-feed';
+import { modelContext } from './context-model';
 import { answerInfo, candleRow } from './hyperliquid-rest';
 import type { LiveSubscription } from './live-feed';
 import type { SocketDeps } from './sockets';
+import { hyperliquidContext } from './wire-format';
 
 type Obj = Record<string, unknown>;
 
@@ -30,12 +33,17 @@ function parse(text: string): Obj | null {
 class HyperliquidConnection {
   /** Live candle subscriptions by "coin|interval". */
   private readonly subs = new Map<string, LiveSubscription>();
+  /** Asset-context subscriptions by coin. */
+  private readonly contexts = new Map<string, ContextSubscription>();
 
   constructor(
     private readonly ws: WebSocket,
     private readonly deps: SocketDeps,
   ) {
-    deps.sockets.register('hyperliquid', ws, () => this.subs.forEach((s) => deps.feed.remove(s)));
+    deps.sockets.register('hyperliquid', ws, () => {
+      this.subs.forEach((s) => deps.feed.remove(s));
+      this.contexts.forEach((s) => deps.contexts.remove(s));
+    });
     ws.on('message', (raw) => this.answer(String(raw)));
   }
 
@@ -64,7 +72,26 @@ class HyperliquidConnection {
     return { coin: sub.coin, interval, key: `${sub.coin}|${sub.interval}` };
   }
 
+  /** The asset-context subscription named, if the venue serves its coin. */
+  private contextOf(sub: unknown): string | null {
+    if (!isObject(sub) || sub.type !== 'activeAssetCtx' || typeof sub.coin !== 'string') return null;
+    return this.deps.ctx.market.serves('hyperliquid', sub.coin) ? sub.coin : null;
+  }
+
+  private subscribeContext(coin: string, sub: unknown): void {
+    if (this.contexts.has(coin)) return this.error(`Already subscribed: ${JSON.stringify(sub)}`);
+    this.send({ channel: 'subscriptionResponse', data: { method: 'subscribe', subscription: sub } });
+    const live: ContextSubscription = {
+      coin,
+      push: (at) => this.send({ channel: 'activeAssetCtx', data: { coin, ctx: hyperliquidContext(coin, modelContext(coin, at)) } }),
+    };
+    this.contexts.set(coin, live);
+    this.deps.contexts.add(live);
+  }
+
   private subscribe(sub: unknown): void {
+    const coin = this.contextOf(sub);
+    if (coin !== null) return this.subscribeContext(coin, sub);
     const c = this.candleOf(sub);
     if (c === null) return this.error(`Invalid subscription ${JSON.stringify(sub)}`);
     if (this.subs.has(c.key)) return this.error(`Already subscribed: ${JSON.stringify(sub)}`);
@@ -80,6 +107,13 @@ class HyperliquidConnection {
   }
 
   private unsubscribe(sub: unknown): void {
+    const coin = this.contextOf(sub);
+    const context = coin === null ? undefined : this.contexts.get(coin);
+    if (context) {
+      this.contexts.delete(context.coin);
+      this.deps.contexts.remove(context);
+      return this.send({ channel: 'subscriptionResponse', data: { method: 'unsubscribe', subscription: sub } });
+    }
     const key = this.candleOf(sub)?.key ?? '';
     const live = this.subs.get(key);
     if (live === undefined) return this.error(`Already unsubscribed: ${JSON.stringify(sub)}`);

@@ -10,6 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { BinanceRest } from './binance-rest';
+import { ContextFeed } from './context-feed';
+import { modelContext } from './context-model';
 import { Faults } from './faults';
 import { PREFIX, routeRequest, routeUpgrade, type RouteDeps } from './http-routes';
 import { LiveFeed } from './live-feed';
@@ -17,11 +19,11 @@ import { SimMarket } from './market';
 import type { SimContext } from './rest';
 import { SimSockets } from './sockets';
 import { coinOf, type SimVenue } from './venues';
-import { binanceValues, fundingRateText, hyperliquidValues, type SimCandle } from './wire-format';
+import { binanceKline, binanceValues, fundingRateText, hyperliquidContextValues, hyperliquidValues, type SimCandle, type SimContextValues } from './wire-format';
 import { WeightWindow } from './weight';
 
 export type { SimVenue } from './venues';
-export type { SimCandle } from './wire-format';
+export type { SimCandle, SimContextValues } from './wire-format';
 
 export interface SimOptions {
   /** Instruments served: hyperliquid coins (e.g. ['BTC','ETH']) and binance symbols (e.g. ['BTCUSDT','ETHUSDT']). */
@@ -38,6 +40,8 @@ export interface SimOptions {
   binanceWeightLimit?: number;
   /** How often an open candle is pushed on the sockets (default 1000 ms). */
   pushIntervalMs?: number;
+  /** How often Hyperliquid pushes an asset context (default 1000 ms), half an interval off the second. */
+  contextIntervalMs?: number;
   /** Binance server ping interval (default 20000). */
   pingIntervalMs?: number;
   port?: number; // 0 = any (default)
@@ -68,6 +72,7 @@ export class VenueSimulator {
     private readonly wss: WebSocketServer,
     private readonly ctx: SimContext,
     private readonly feed: LiveFeed,
+    private readonly contextFeed: ContextFeed,
     private readonly socketSet: SimSockets,
   ) {
     const { port } = server.address() as AddressInfo;
@@ -95,16 +100,18 @@ export class VenueSimulator {
     };
     const ctx: SimContext = { market, faults, weights };
     const feed = new LiveFeed(market, faults, opts.pushIntervalMs ?? 1_000);
+    const contexts = new ContextFeed(market, faults, opts.contextIntervalMs ?? 1_000);
     const sockets = new SimSockets(faults);
     const server = http.createServer();
     const wss = new WebSocketServer({ noServer: true, autoPong: false });
     const sim = await new Promise<VenueSimulator>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(opts.port ?? 0, '127.0.0.1', () => resolve(new VenueSimulator(server, wss, ctx, feed, sockets)));
+      server.listen(opts.port ?? 0, '127.0.0.1', () => resolve(new VenueSimulator(server, wss, ctx, feed, contexts, sockets)));
     });
     const deps: RouteDeps = {
       ctx,
       feed,
+      contexts,
       sockets,
       binanceRest: new BinanceRest(ctx),
       pingIntervalMs: opts.pingIntervalMs ?? 20_000,
@@ -125,10 +132,40 @@ export class VenueSimulator {
     return venue === 'hyperliquid' ? hyperliquidValues(coinOf(venue, instrument), values) : binanceValues(values);
   }
 
+  /** The trade flow the venue sends with a candle (Hyperliquid: trades; Binance: also quote and taker-buy volumes), as its strings. */
+  tradeFlow(venue: SimVenue, instrument: string, interval: string, openMs: number): Record<string, string> | null {
+    const market = this.ctx.market;
+    const i = market.interval(venue, interval);
+    if (i === undefined || !market.served(venue, instrument, i, openMs)) return null;
+    const values = market.values(venue, instrument, i, openMs);
+    if (venue === 'hyperliquid') return { trades: String(values.trades) };
+    const k = binanceKline(market.frame(instrument, i, openMs), values);
+    return { quoteVolume: String(k[7]), trades: String(k[8]), takerBuyVolume: String(k[9]), takerBuyQuoteVolume: String(k[10]) };
+  }
+
   /** The funding rate of an hour (Hyperliquid), as the venue's string; null if not (yet) published. */
   fundingRate(coin: string, hourMs: number): string | null {
     const f = this.ctx.market.funding(coin, hourMs);
     return f === null ? null : fundingRateText(f);
+  }
+
+  /** The asset context of a coin as Hyperliquid sends it for the moment `atMs` (a push carries its slot's). */
+  context(coin: string, atMs: number): SimContextValues {
+    return hyperliquidContextValues(coin, modelContext(coin, atMs));
+  }
+
+  /**
+   * Hyperliquid settles `coin`'s `hourMs` at these times instead of a few ms after the hour:
+   * late (`hour + 5457`), long after it (`hour + 1433040`), twice, or never (`[]`), as its
+   * recorded history has it (test/fixtures/venues/hyperliquid-funding-recorded.json).
+   */
+  setFundingSettlements(coin: string, hourMs: number, timesMs: readonly number[]): void {
+    this.ctx.market.setSettlements(coin, hourMs, timesMs);
+  }
+
+  /** While on, Hyperliquid's asset contexts stop (the candles go on). */
+  setContextSilent(silent: boolean): void {
+    this.ctx.faults.contextSilent = silent;
   }
 
   /** Weight charged in the current minute window. */
@@ -188,6 +225,7 @@ export class VenueSimulator {
 
   async close(): Promise<void> {
     this.feed.close();
+    this.contextFeed.close();
     this.pending.forEach(clearTimeout);
     this.pending.clear();
     this.socketSet.dropAll();

@@ -2,7 +2,8 @@
  * What each venue serves at a moment of the simulator's clock: the instruments, the candles
  * that exist (from the listing on, up to the open one, none in a gap, and on Hyperliquid only
  * the most recent N per interval), their values as of now (the open one partial), and which
- * funding rates are published.
+ * funding settlements are published (the model's one per hour, or the ones a test set: late,
+ * missing, twice in an hour, as the venue's recorded history has them).
  */
 import { BINANCE_INTERVALS, HYPERLIQUID_INTERVALS, ceilOpen, type Interval } from './intervals';
 import { modelCandle, modelFunding, type RawCandle, type RawFunding } from './price-model';
@@ -37,6 +38,8 @@ export class SimMarket {
   timeJitterMs = 0;
   fundingDelayMs = 0;
   private readonly gaps: Gap[] = [];
+  /** Settlement times set for an hour, by `coin|hour`. */
+  private readonly settlements = new Map<string, number[]>();
 
   constructor(private readonly o: MarketOptions) {}
 
@@ -46,6 +49,11 @@ export class SimMarket {
 
   serves(venue: SimVenue, instrument: string): boolean {
     return this.o.instruments[venue].has(instrument);
+  }
+
+  /** The instruments a venue serves, in the order given. */
+  instruments(venue: SimVenue): string[] {
+    return [...this.o.instruments[venue]];
   }
 
   interval(venue: SimVenue, name: string): Interval | undefined {
@@ -93,21 +101,33 @@ export class SimMarket {
     return { instrument, interval: interval.name, openTime: open + this.timeJitterMs, closeTime: close + this.timeJitterMs };
   }
 
+  /** The venue settles `coin`'s `hour` at these times instead of the model's one (none: the hour is missing). */
+  setSettlements(coin: string, hour: number, times: readonly number[]): void {
+    this.settlements.set(`${coin}|${hour}`, [...times].sort((a, b) => a - b));
+  }
+
   /** Published fundings with `time` in [from, to], ascending, at most `limit`. */
   fundings(coin: string, from: number, to: number, limit: number): RawFunding[] {
     const out: RawFunding[] = [];
     for (let hour = Math.max(Math.floor(from / HOUR) * HOUR, this.firstFundingHour()); hour <= to && out.length < limit; hour += HOUR) {
-      const f = this.funding(coin, hour);
-      if (f === null) break;
-      if (f.time >= from && f.time <= to) out.push(f);
+      if (this.now() < hour + this.fundingDelayMs) break;
+      for (const f of this.settlementsOf(coin, hour)) if (f.time >= from && f.time <= to && out.length < limit) out.push(f);
     }
     return out;
   }
 
-  /** The funding of `hour`, or null when not published (yet), before the listing or not served. */
+  /** The (first) funding settlement of `hour`, or null when not published (yet), missing, before the listing or not served. */
   funding(coin: string, hour: number): RawFunding | null {
-    const published = this.serves('hyperliquid', coin) && hour >= this.firstFundingHour() && this.now() >= hour + this.fundingDelayMs;
-    return published ? modelFunding(coin, hour) : null;
+    return this.settlementsOf(coin, hour)[0] ?? null;
+  }
+
+  /** The published settlements of an hour: the model's, or those set, the first with the model's rate, the others slightly off it. */
+  private settlementsOf(coin: string, hour: number): RawFunding[] {
+    if (!this.serves('hyperliquid', coin) || hour < this.firstFundingHour() || this.now() < hour + this.fundingDelayMs) return [];
+    const model = modelFunding(coin, hour);
+    const times = this.settlements.get(`${coin}|${hour}`);
+    if (times === undefined) return [model];
+    return times.filter((t) => t <= this.now()).map((time, k) => ({ ...model, time, rate: model.rate + k * 1e-8 }));
   }
 
   private firstFundingHour(): number {

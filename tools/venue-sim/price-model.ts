@@ -98,6 +98,16 @@ function profileOf(coin: string): CoinProfile {
   return p;
 }
 
+/** The perpetual's price of `coin` at `t` (its context's mark price). */
+export function perpPriceOf(coin: string, t: number): number {
+  return perpPrice(profileOf(coin), t);
+}
+
+/** A deterministic draw in [0, 1) for `coin`, salted, at step `n`. */
+export function drawOf(coin: string, salt: number, n: number): number {
+  return draw(profileOf(coin).seed ^ salt, n);
+}
+
 /** The perpetual's price at `t` (Hyperliquid). */
 function perpPrice(p: CoinProfile, t: number): number {
   let x = p.logBase;

@@ -4,6 +4,7 @@
  * dropped on demand.
  */
 import WebSocket from 'ws';
+import type { ContextFeed } from './context-feed';
 import type { Faults } from './faults';
 import type { LiveFeed } from './live-feed';
 import type { SimContext } from './rest';
@@ -13,6 +14,8 @@ import { VENUES, type SimVenue } from './venues';
 export interface SocketDeps {
   ctx: SimContext;
   feed: LiveFeed;
+  /** Hyperliquid's asset-context pushes. */
+  contexts: ContextFeed;
   sockets: SimSockets;
 }
 

@@ -1,10 +1,12 @@
 /**
- * The venues' wire formats for candles and funding, decimals as their strings:
+ * The venues' wire formats for candles, funding and the perpetual context, decimals as strings:
  * - Hyperliquid: prices to 5 significant figures (at most 6 decimals), sizes to the coin's
- *   szDecimals, no trailing zeros but one decimal at least ("60123.0"); objects {t,T,s,i,o,c,h,l,v,n}.
+ *   szDecimals, no trailing zeros but one decimal at least ("60123.0"), rates to 10 decimals;
+ *   candles {t,T,s,i,o,c,h,l,v,n}, asset contexts {funding, openInterest, ..., markPx, midPx}.
  * - Binance: 8 decimals on every decimal ("60123.45000000"), prices on the 0.01 tick (finer for
  *   cheap coins), quantities on 0.00001; klines as 12-element arrays, events as {e,E,s,k:{...}}.
  */
+import type { RawContext } from './context-model';
 import type { RawCandle, RawFunding } from './price-model';
 
 /** A candle as the venue prints it. */
@@ -25,6 +27,9 @@ export interface CandleFrame {
 }
 
 const SZ_DECIMALS: Record<string, number> = { BTC: 5, ETH: 4 };
+
+/** The size decimals Hyperliquid lists for a coin in its meta. */
+export const szDecimalsOf = (coin: string) => SZ_DECIMALS[coin] ?? 2;
 
 /** Fixed decimals, trailing zeros dropped, at least one decimal kept: "1.50" → "1.5", "3.00" → "3.0". */
 function trimmed(x: number, decimals: number): string {
@@ -66,7 +71,7 @@ export function hyperliquidValues(coin: string, c: RawCandle): SimCandle {
     high: hyperliquidPrice(c.high),
     low: hyperliquidPrice(c.low),
     close: hyperliquidPrice(c.close),
-    volume: trimmed(c.volume, SZ_DECIMALS[coin] ?? 2),
+    volume: trimmed(c.volume, szDecimalsOf(coin)),
   };
 }
 
@@ -124,3 +129,42 @@ export function hyperliquidFunding(coin: string, f: RawFunding): Record<string, 
 }
 
 export const fundingRateText = (f: RawFunding) => trimmed(f.rate, 8);
+
+/** A context's values as Hyperliquid prints them. */
+export interface SimContextValues {
+  openInterest: string;
+  markPx: string;
+  oraclePx: string;
+  midPx: string;
+  funding: string;
+  premium: string;
+}
+
+export function hyperliquidContextValues(coin: string, c: RawContext): SimContextValues {
+  return {
+    openInterest: trimmed(c.openInterest, szDecimalsOf(coin)),
+    markPx: hyperliquidPrice(c.markPrice),
+    oraclePx: hyperliquidPrice(c.oraclePrice),
+    midPx: hyperliquidPrice(c.midPrice),
+    funding: trimmed(c.fundingRate, 10),
+    premium: trimmed(c.premium, 10),
+  };
+}
+
+/** An asset context (`metaAndAssetCtxs` element, `activeAssetCtx`'s `ctx`), the fields in traffic's order. */
+export function hyperliquidContext(coin: string, c: RawContext): Record<string, unknown> {
+  const v = hyperliquidContextValues(coin, c);
+  const notional = c.openInterest * c.markPrice * 0.4;
+  return {
+    funding: v.funding,
+    openInterest: v.openInterest,
+    prevDayPx: hyperliquidPrice(c.markPrice * 0.99),
+    dayNtlVlm: trimmed(notional, 4),
+    premium: v.premium,
+    oraclePx: v.oraclePx,
+    markPx: v.markPx,
+    midPx: v.midPx,
+    impactPxs: [hyperliquidPrice(c.midPrice * 0.99995), hyperliquidPrice(c.midPrice * 1.00005)],
+    dayBaseVlm: trimmed(notional / c.markPrice, szDecimalsOf(coin)),
+  };
+}

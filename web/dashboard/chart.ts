@@ -1,8 +1,9 @@
 /**
  * One market at one timeframe on TradingView's lightweight-charts: candles, volume, the
- * Bollinger bands and the missing candles (shaded, with a marker) in the main pane; RSI and
- * MACD panes; on the perpetual venue a funding pane (z-score and premium). Panes share the
- * time axis. HTML labels sit over each pane (data-pane: main, rsi, macd, funding).
+ * Bollinger bands and the missing candles (shaded, with a marker) in the main pane; under it,
+ * where the data has it, open interest (perpetual) or the taker-buy share (spot); RSI and MACD
+ * panes; on the perpetual venue a funding pane (z-score and premium). Panes share the time
+ * axis. HTML labels sit over each pane (data-pane: main, oi, taker, rsi, macd, funding).
  */
 import {
   CandlestickSeries,
@@ -37,17 +38,29 @@ const C = {
   signal: '#ffb74d',
   zscore: '#4dd0e1',
   premium: '#f48fb1',
+  context: '#aed581',
   gap: 'rgba(255, 167, 38, 0.22)',
   gapMark: '#ffa726',
 };
 
-export type PaneName = 'main' | 'rsi' | 'macd' | 'funding';
+export type PaneName = 'main' | 'oi' | 'taker' | 'rsi' | 'macd' | 'funding';
 
 export interface ChartData {
   bars: Bar[];
   features: Record<Feature, Point[]>;
   funding?: FundingPoints;
+  /** The pane under the price: open interest, or the taker-buy share in percent. */
+  context?: Point[];
 }
+
+const LABELS: Record<PaneName, string> = {
+  main: '',
+  oi: 'Open interest (base units)',
+  taker: 'Taker-buy share of volume %',
+  rsi: 'RSI 14',
+  macd: 'MACD 12 26 9 · signal · histogram',
+  funding: 'Funding z-score (30d) · premium % (left axis)',
+};
 
 const line = (points: Point[]) => points.map((p) => (p.value === null ? { time: p.time } : { time: p.time, value: p.value }));
 
@@ -57,8 +70,8 @@ export class MarketChart {
   private readonly volume: ISeriesApi<'Histogram'>;
   private readonly gaps: ISeriesApi<'Histogram'>;
   private readonly gapMarkers: ISeriesMarkersPluginApi<Time>;
-  private readonly lines: Partial<Record<Feature | 'zscore' | 'premium', ISeriesApi<SeriesType>>> = {};
-  private readonly panes: PaneName[];
+  private readonly lines: Partial<Record<Feature | 'zscore' | 'premium' | 'context', ISeriesApi<SeriesType>>> = {};
+  private panes: PaneName[];
   private readonly labels = new Map<PaneName, HTMLElement>();
   private readonly resize: ResizeObserver;
   private data: ChartData = { bars: [], features: {} as Record<Feature, Point[]> };
@@ -115,8 +128,7 @@ export class MarketChart {
         3,
       );
     }
-    const stretch: Record<PaneName, number> = { main: 3, rsi: 1, macd: 1, funding: 1 };
-    c.panes().forEach((p, i) => p.setStretchFactor(stretch[this.panes[i]]));
+    this.stretch();
 
     c.subscribeCrosshairMove((p) => {
       const bar = p.time === undefined ? undefined : (p.seriesData.get(this.candles) as Bar | undefined);
@@ -125,6 +137,19 @@ export class MarketChart {
     this.makeLabels();
     this.resize = new ResizeObserver(() => requestAnimationFrame(() => this.placeLabels()));
     this.resize.observe(host);
+  }
+
+  /** Add the pane under the price (before the first render that has its points). */
+  showContext(kind: 'oi' | 'taker'): void {
+    if (this.lines.context) return;
+    const index = this.panes.length;
+    const format = kind === 'taker' ? { type: 'custom' as const, formatter: (v: number) => `${v.toFixed(1)}%`, minMove: 0.1 } : { type: 'volume' as const };
+    this.lines.context = this.chart.addSeries(LineSeries, { color: C.context, lineWidth: 1, priceLineVisible: false, priceFormat: format }, index);
+    this.chart.panes()[index].moveTo(1);
+    this.panes = [this.panes[0], kind, ...this.panes.slice(1)];
+    this.host.dataset.panes = this.panes.join(' ');
+    this.stretch();
+    this.makeLabel(kind);
   }
 
   /** Replace everything shown (a first window, or older history merged in by the caller). */
@@ -141,8 +166,14 @@ export class MarketChart {
       const last = data.funding.zscore[data.funding.zscore.length - 1];
       this.host.dataset.lastFunding = last ? new Date(last.time * 1000).toISOString() : '';
     }
+    if (data.context) this.lines.context?.setData(line(data.context));
     this.drawGaps();
     requestAnimationFrame(() => this.placeLabels());
+  }
+
+  /** Points of the pane under the price (a live period): merged, then redrawn. */
+  upsertContext(points: Point[]): void {
+    this.render({ ...this.data, context: mergeByTime(this.data.context ?? [], points) });
   }
 
   /** A live candle: appended (or, when older than the last one, merged in). */
@@ -219,21 +250,21 @@ export class MarketChart {
   }
 
   private makeLabels(): void {
-    const text: Record<PaneName, string> = {
-      main: '',
-      rsi: 'RSI 14',
-      macd: 'MACD 12 26 9 · signal · histogram',
-      funding: 'Funding z-score (30d) · premium % (left axis)',
-    };
-    for (const p of this.panes) {
-      if (p === 'main') continue;
-      const el = document.createElement('div');
-      el.className = `pane-label pane-${p}`;
-      el.dataset.pane = p;
-      el.textContent = text[p];
-      this.host.appendChild(el);
-      this.labels.set(p, el);
-    }
+    for (const p of this.panes) if (p !== 'main') this.makeLabel(p);
+  }
+
+  private makeLabel(p: PaneName): void {
+    const el = document.createElement('div');
+    el.className = `pane-label pane-${p}`;
+    el.dataset.pane = p;
+    el.textContent = LABELS[p];
+    this.host.appendChild(el);
+    this.labels.set(p, el);
+  }
+
+  private stretch(): void {
+    const factor: Record<PaneName, number> = { main: 3, oi: 1, taker: 1, rsi: 1, macd: 1, funding: 1 };
+    this.chart.panes().forEach((p, i) => p.setStretchFactor(factor[this.panes[i]]));
   }
 
   private placeLabels(): void {

@@ -1,17 +1,17 @@
 /**
  * /dashboard: the service's own GraphQL client. With the user's key (sessionStorage) it asks
  * for the markets, draws the most recent window of the chosen market and timeframe, pages back
- * through history as the user scrolls left, and follows closed candles, settled funding and
- * quality changes over graphql-ws. The URL's hash names the view: #perp/BTC-USDT/1h.
+ * through history as the user scrolls left, and follows closed candles, context periods, settled
+ * funding and quality changes over graphql-ws. The URL's hash names the view: #perp/BTC-USDT/1h.
  */
 import { storedKey, storeKey } from '../shared/api-key';
 import { gql, RequestRefused, type ApiError } from '../shared/graphql';
 import { MarketChart } from './chart';
 import { Live } from './live';
-import { BOOT, CANDLE_CLOSED, FUNDING_SETTLED, INGEST, QUALITY_CHANGED, type Boot, type IngestStatus, type MarketInfo, type QualityRecord } from './queries';
-import { barOf, featurePoints, fundingPoints, isTimeframe, mergeByTime, TIMEFRAME_MS, type Candle, type Feature, type FundingRow, type Timeframe } from './series';
+import { BOOT, CANDLE_CLOSED, DERIVATIVES_CLOSED, FUNDING_SETTLED, INGEST, QUALITY_CHANGED, type Boot, type IngestStatus, type MarketInfo, type QualityRecord } from './queries';
+import { barOf, featurePoints, fundingPoints, isTimeframe, mergeByTime, openInterestPoints, takerSharePoints, TIMEFRAME_MS, type Candle, type Feature, type FundingRow, type Timeframe } from './series';
 import { marketId, onKey, setIngest, setLegend, setLive, setMarkets, setMessage, setTimeframes, showError, showKeyForm } from './view';
-import { chartData, hasFunding, loadWindow, windowBars, type WindowData } from './windows';
+import { chartData, contextPaneOf, hasFunding, loadWindow, windowBars, type ContextPane, type WindowData } from './windows';
 
 interface View {
   market: MarketInfo;
@@ -22,6 +22,8 @@ interface View {
   oldest: number;
   bars: number;
   records: QualityRecord[];
+  /** The pane under the price, once a window showed its data. */
+  context: ContextPane | null;
   loadingOlder: boolean;
   /** Stop paging back until then (a refusal named a wait). */
   pausedUntil: number;
@@ -32,6 +34,8 @@ let key: string | null = null;
 let boot: Boot | null = null;
 let live: Live | null = null;
 let view: View | null = null;
+/** The subscription fields this server has (older servers lack derivativesClosed). */
+let subscriptionFields: string[] = [];
 /** Bumped on every change of view: answers for an older view are dropped. */
 let generation = 0;
 let ingest: { status: IngestStatus | null; at: number } = { status: null, at: 0 };
@@ -83,7 +87,7 @@ async function show(m: MarketInfo, tf: Timeframe): Promise<void> {
   const first = cov ? Date.parse(cov.first) : last;
   const bars = windowBars(tf, historyDays());
   const start = Math.max(first, last - (bars - 1) * TIMEFRAME_MS[tf]);
-  const v: View = { market: m, timeframe: tf, chart, first, oldest: start, bars, records: [], loadingOlder: false, pausedUntil: 0, unsubscribe: [] };
+  const v: View = { market: m, timeframe: tf, chart, first, oldest: start, bars, records: [], context: null, loadingOlder: false, pausedUntil: 0, unsubscribe: [] };
   view = v;
   setLegend(m, tf, undefined, undefined);
   renderPickers();
@@ -100,6 +104,8 @@ async function show(m: MarketInfo, tf: Timeframe): Promise<void> {
   v.records = w.quality ?? [];
   renderPickers();
   if (w.errors.length) showError(w.errors[0]);
+  v.context = contextPaneOf(w);
+  if (v.context) chart.showContext(v.context);
   chart.render(chartData(w, tf));
   chart.setGaps(v.records.find((r) => r.timeframe === tf)?.missingIntervals ?? []);
   setLegend(m, tf, undefined, chart.lastBar());
@@ -133,7 +139,7 @@ async function loadOlder(v: View, gen: number): Promise<void> {
     const features = { ...cur.features };
     for (const f of Object.keys(older.features) as Feature[]) features[f] = mergeByTime(older.features[f], cur.features[f] ?? []);
     const funding = cur.funding && { zscore: mergeByTime(older.funding.zscore, cur.funding.zscore), premium: mergeByTime(older.funding.premium, cur.funding.premium) };
-    v.chart.render({ bars: mergeByTime(older.bars, cur.bars), features, funding });
+    v.chart.render({ bars: mergeByTime(older.bars, cur.bars), features, funding, context: mergeByTime(older.context, cur.context ?? []) });
     v.oldest = start;
   } catch (e) {
     if (gen !== generation) return;
@@ -172,6 +178,7 @@ function subscribe(v: View, gen: number): void {
       ({ candleClosed }) => {
         const bar = barOf(candleClosed);
         v.chart.upsertBar(bar);
+        if (v.context === 'taker') v.chart.upsertContext(takerSharePoints([bar]));
         setLegend(v.market, v.timeframe, undefined, v.chart.lastBar());
         refreshFeatures(v, gen, bar.time * 1000);
         if (ingest.status && v.timeframe === '1m') {
@@ -183,6 +190,16 @@ function subscribe(v: View, gen: number): void {
   );
   if (hasFunding(v.market)) {
     v.unsubscribe.push(live.subscribe<{ fundingSettled: FundingRow }>(FUNDING_SETTLED, vars, ({ fundingSettled }) => v.chart.upsertFunding(fundingPoints([fundingSettled], v.timeframe)), onError));
+  }
+  if (v.context === 'oi' && subscriptionFields.includes('derivativesClosed')) {
+    v.unsubscribe.push(
+      live.subscribe<{ derivativesClosed: { time: string; openInterest: string } }>(
+        DERIVATIVES_CLOSED,
+        { ...vars, timeframe: v.timeframe },
+        ({ derivativesClosed: d }) => v.chart.upsertContext(openInterestPoints({ time: [d.time], openInterest: [d.openInterest] })),
+        onError,
+      ),
+    );
   }
   v.unsubscribe.push(
     live.subscribe<{ qualityChanged: QualityRecord[] }>(
@@ -244,6 +261,7 @@ async function start(k: string): Promise<void> {
     return;
   }
   const fields = boot.__schema.subscriptionType?.fields.map((f) => f.name) ?? [];
+  subscriptionFields = fields;
   if (fields.includes('candleClosed')) {
     live = new Live(
       k,

@@ -19,6 +19,8 @@ export type Feature = (typeof FEATURES)[number];
 export const seconds = (iso: string) => (Date.parse(iso) / 1000) as UTCTimestamp;
 /** An instant as the API reads it (ISO 8601, UTC). */
 export const isoOf = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+/** A decimal string as a number for the chart; null stays null. */
+const num = (s: string | null | undefined) => (s === null || s === undefined ? null : Number(s));
 
 export interface Bar {
   time: UTCTimestamp;
@@ -27,6 +29,8 @@ export interface Bar {
   low: number;
   close: number;
   volume: number;
+  /** Base volume bought by takers (spot); null where the venue gave none, absent where not asked. */
+  takerBuy?: number | null;
 }
 
 export interface CandleColumns {
@@ -36,16 +40,52 @@ export interface CandleColumns {
   low: string[];
   close: string[];
   volume: string[];
+  takerBuyVolume?: Array<string | null>;
+}
+
+/** A perpetual's open interest per period, column by column. */
+export interface ContextColumns {
+  time: string[];
+  openInterest: string[];
 }
 
 /** A candle as the API serves it: the domain's type (the same strings over GraphQL). */
 export type { Candle };
 
 export function barsOf(c: CandleColumns): Bar[] {
-  return c.time.map((t, i) => ({ time: seconds(t), open: +c.open[i], high: +c.high[i], low: +c.low[i], close: +c.close[i], volume: +c.volume[i] }));
+  const taker = c.takerBuyVolume;
+  return c.time.map((t, i) => ({
+    time: seconds(t),
+    open: +c.open[i],
+    high: +c.high[i],
+    low: +c.low[i],
+    close: +c.close[i],
+    volume: +c.volume[i],
+    ...(taker ? { takerBuy: num(taker[i]) } : {}),
+  }));
 }
 
-export const barOf = (c: Candle): Bar => ({ time: seconds(c.time), open: +c.open, high: +c.high, low: +c.low, close: +c.close, volume: +c.volume });
+export const barOf = (c: Candle): Bar => ({
+  time: seconds(c.time),
+  open: +c.open,
+  high: +c.high,
+  low: +c.low,
+  close: +c.close,
+  volume: +c.volume,
+  ...(c.takerBuyVolume === undefined ? {} : { takerBuy: num(c.takerBuyVolume) }),
+});
+
+/** The share of each bar's volume bought by takers, in percent; null where unknown or without volume. */
+export function takerSharePoints(bars: readonly Bar[]): Point[] {
+  return bars.map((b) => ({ time: b.time, value: b.takerBuy === null || b.takerBuy === undefined || b.volume === 0 ? null : (100 * b.takerBuy) / b.volume }));
+}
+
+/** Whether any bar carries a taker-buy volume (the venue sends trade flow). */
+export const hasTakerFlow = (bars: readonly Bar[]) => bars.some((b) => b.takerBuy !== null && b.takerBuy !== undefined);
+
+export function openInterestPoints(c: ContextColumns): Point[] {
+  return c.time.map((t, i) => ({ time: seconds(t), value: num(c.openInterest[i]) }));
+}
 
 /** A value at a time; null where the API has none (warm-up). */
 export interface Point {
@@ -58,7 +98,6 @@ export interface FeatureRow {
   values: Array<{ value: string | null }>;
 }
 
-const num = (s: string | null | undefined) => (s === null || s === undefined ? null : Number(s));
 
 /** One list of points per feature, from rows whose values come in FEATURES order. */
 export function featurePoints(rows: FeatureRow[]): Record<Feature, Point[]> {

@@ -7,7 +7,18 @@
  */
 import { AppError } from '../errors';
 import { FUNDING_TIMEFRAME_FEATURES } from '../feature-catalogue';
-import type { CandleEventsRequest, CandleRequest, FeatureRequest, FundingEventsRequest, FundingRequest, MarketRef, MultiAssetRequest, QualityRequest } from '../market';
+import type {
+  CandleEventsRequest,
+  CandleRequest,
+  DerivativesEventsRequest,
+  DerivativesRequest,
+  FeatureRequest,
+  FundingEventsRequest,
+  FundingRequest,
+  MarketRef,
+  MultiAssetRequest,
+  QualityRequest,
+} from '../market';
 import { multiAssetSource } from '../multi-asset';
 import { parseTimestamp } from '../time';
 import { FUNDING_INTERVAL_MS } from '../timeframe';
@@ -26,6 +37,7 @@ import {
   SYMBOL,
   SYMBOLS,
   TIMEFRAME,
+  TRADE_FLOW,
 } from './market-params';
 import type { RawParams } from './param';
 import { defineEndpoint, type ParamMap, type EndpointRule } from './endpoint';
@@ -53,14 +65,32 @@ function fundingRows(raw: RawParams, nowMs: number): number {
   return start === null || end === null ? MAX_ROWS : Math.max(1, Math.floor((end - start) / FUNDING_INTERVAL_MS) + 1);
 }
 
+/** A page of `limit` rows (default 1,000). */
+const limitedPage = (raw: RawParams) => ({ rows: typeof raw.limit === 'number' ? raw.limit : DEFAULT_OHLCV_LIMIT, symbols: 0 });
+
+/** What the perpetual's context is called where the spot exchange is refused. */
+const CONTEXT = 'perpetual context (open interest, mark and oracle prices)';
+
 export function marketEndpoints(exchanges: Exchanges) {
   const exchange = exchanges.exchange;
+  const perpOnly = <P extends ParamMap>(what?: string): EndpointRule<P> => ({
+    after: 'exchange',
+    codes: ['INVALID_EXCHANGE'],
+    check: (v) => void exchanges.requirePerp(v.exchange as string, what),
+  });
 
   const ohlcv = defineEndpoint(
     'ohlcv',
-    { symbol: SYMBOL, exchange, timeframe: TIMEFRAME, start: START, end: END, limit: OHLCV_LIMIT },
+    { symbol: SYMBOL, exchange, timeframe: TIMEFRAME, start: START, end: END, limit: OHLCV_LIMIT, fields: TRADE_FLOW },
     (v, nowMs): CandleRequest => ({ ...v, end: v.end ?? nowMs, limit: v.limit ?? DEFAULT_OHLCV_LIMIT }),
-    { rules: [timeRange()], bounds: (raw) => ({ rows: typeof raw.limit === 'number' ? raw.limit : DEFAULT_OHLCV_LIMIT, symbols: 0 }) },
+    { rules: [timeRange()], bounds: limitedPage },
+  );
+
+  const derivatives = defineEndpoint(
+    'derivatives',
+    { symbol: SYMBOL, exchange, timeframe: TIMEFRAME, start: START, end: END, limit: OHLCV_LIMIT },
+    (v, nowMs): DerivativesRequest => ({ ...v, end: v.end ?? nowMs, limit: v.limit ?? DEFAULT_OHLCV_LIMIT }),
+    { rules: [perpOnly(CONTEXT), timeRange()], bounds: limitedPage },
   );
 
   const funding = defineEndpoint(
@@ -68,7 +98,7 @@ export function marketEndpoints(exchanges: Exchanges) {
     { symbol: SYMBOL, exchange, start: START, end: END, normalized: NORMALIZED },
     (v, nowMs): FundingRequest => ({ ...v, end: v.end ?? nowMs, normalized: v.normalized ?? false }),
     {
-      rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void exchanges.requirePerp(v.exchange!) }, timeRange()],
+      rules: [perpOnly(), timeRange()],
       bounds: (raw, nowMs) => ({ rows: fundingRows(raw, nowMs), symbols: 0 }),
     },
   );
@@ -135,11 +165,17 @@ export function marketEndpoints(exchanges: Exchanges) {
     'fundingEvents',
     { symbol: SYMBOL, exchange, normalized: NORMALIZED },
     (v): FundingEventsRequest => ({ ...v, normalized: v.normalized ?? false }),
-    { rules: [{ after: 'exchange', codes: ['INVALID_EXCHANGE'], check: (v) => void exchanges.requirePerp(v.exchange!) }] },
+    { rules: [perpOnly()] },
+  );
+  const derivativesEvents = defineEndpoint(
+    'derivativesEvents',
+    { symbol: SYMBOL, exchange, timeframe: TIMEFRAME },
+    (v): DerivativesEventsRequest => v,
+    { rules: [perpOnly(CONTEXT)] },
   );
   const qualityEvents = defineEndpoint('qualityEvents', { symbol: SYMBOL, exchange }, (v): MarketRef => v);
 
-  return { ohlcv, funding, features, multiAsset, quality, markets, market, candleEvents, fundingEvents, qualityEvents };
+  return { ohlcv, derivatives, funding, features, multiAsset, quality, markets, market, candleEvents, fundingEvents, derivativesEvents, qualityEvents };
 }
 
 export type MarketEndpoints = ReturnType<typeof marketEndpoints>;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FEATURE_NAMES } from '../feature-catalogue';
+import { TRADE_FLOW_FIELDS } from '../market';
 import { parseTimestamp } from '../time';
 import { CANDLE_TIMEFRAMES, FEATURE_TIMEFRAMES } from '../timeframe';
 import { listParam, param, type Param } from './param';
@@ -117,9 +118,22 @@ export const FEATURES = listParam('features', {
   graphql: { name: 'names' },
 });
 
-/** Candle fields, funding_rate, or any feature (venue and timeframe rules apply on top). */
+/**
+ * `fields` on /v1/ohlcv: trade-flow values appended to each row, in the order asked. REST only:
+ * GraphQL candles select them like any field.
+ */
+export const TRADE_FLOW = listParam('fields', {
+  schema: z.enum(TRADE_FLOW_FIELDS),
+  description: `Trade-flow values to append to each row, in the order asked, of ${TRADE_FLOW_FIELDS.join(', ')} (null where the venue gives none).`,
+  message: (t) => `unknown fields: ${t} (one of ${TRADE_FLOW_FIELDS.join(', ')})`,
+  graphql: { omit: true },
+});
+
+/** Candle fields, funding_rate, the perpetual's context, or any feature (venue and timeframe rules apply on top). */
 export const CANDLE_FIELDS = ['open', 'high', 'low', 'close', 'volume'] as const;
-export const MULTI_ASSET_FIELDS = [...CANDLE_FIELDS, 'funding_rate', ...FEATURE_NAMES] as const;
+/** Multi-asset fields read from the perpetual's context (GET /v1/derivatives). */
+export const DERIVATIVES_FIELDS = ['open_interest', 'mark_price'] as const;
+export const MULTI_ASSET_FIELDS = [...CANDLE_FIELDS, 'funding_rate', ...FEATURE_NAMES, ...DERIVATIVES_FIELDS] as const;
 
 export const FIELD = param('field', {
   required: true,

@@ -29,8 +29,11 @@ export interface Param<T = unknown, Required extends boolean = boolean> {
   readonly default?: string | number | boolean;
   /** The codes this parameter alone can cause (for the document). */
   readonly codes: readonly ErrorCode[];
-  /** GraphQL argument details where they differ from the REST parameter. */
-  readonly graphql: { name?: string; description?: string; defaultValue?: unknown };
+  /**
+   * GraphQL argument details where they differ from the REST parameter; `omit`: REST only
+   * (GraphQL selects what a query returns).
+   */
+  readonly graphql: { name?: string; description?: string; defaultValue?: unknown; omit?: boolean };
   /** The error for a value (or, for a list, the comma-joined items) the schema refuses. */
   invalid(text: string): AppError;
   /** The error when a required parameter is absent or empty. */

@@ -1,12 +1,14 @@
 /**
- * Markets for dashboards: `market(exchange, symbol) { coverage ingest candles funding features quality }`
- * and `markets(exchange)`. Each field hands its arguments to the same service method REST
- * calls (validation, tier rules, values); loaders batch the reads across markets.
+ * Markets for dashboards: `market(exchange, symbol) { coverage ingest candles derivatives funding
+ * features quality }` and `markets(exchange)`. Each field hands its arguments to the same service
+ * method REST calls (validation, tier rules, values); loaders batch the reads across markets.
  */
-import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
-import type { MarketRef } from '../../domain/market';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Args, Ctx, FieldResolver, Info, Query, Resolver, Root } from 'type-graphql';
+import { TRADE_FLOW_FIELDS, type MarketRef } from '../../domain/market';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import type { CandlesService } from '../../services/candles.service';
+import type { DerivativesService } from '../../services/derivatives.service';
 import type { FeatureReadService } from '../../services/feature-read.service';
 import type { FundingService } from '../../services/funding.service';
 import type { MarketsService } from '../../services/markets.service';
@@ -14,8 +16,13 @@ import type { QualityService } from '../../services/quality.service';
 import { argsType, rawOf } from '../args';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
-import { candleColumns, featureValues } from '../serializers';
-import { CandleColumnsType, CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
+import { selectsAny } from '../selection';
+import { candleColumns, derivativesColumns, featureValues, withColumns } from '../serializers';
+import { DerivativesPageType } from '../types/derivatives.types';
+import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
+
+/** The candle fields of the trade flow: read only when selected. */
+const TRADE_FLOW_NAMES = new Set(['trades', 'quoteVolume', 'takerBuyVolume', 'takerBuyQuoteVolume']);
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
@@ -26,6 +33,7 @@ export interface MarketResolverDeps {
   endpoints: MarketEndpoints;
   markets: MarketsService;
   candles: CandlesService;
+  derivatives: DerivativesService;
   funding: FundingService;
   features: FeatureReadService;
   quality: QualityService;
@@ -59,18 +67,20 @@ export class MarketResolver {
 
   @FieldResolver(() => CandlePageType, { nullable: true, description: 'Candles in [start, end] (GET /v1/ohlcv); null with an error when refused.' })
   @RateLimited(ROWS_FIELD_LIMIT)
-  async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext): Promise<CandlePageType> {
+  async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext, @Info() info: GraphQLResolveInfo): Promise<CandlePageType> {
     const q = this.deps.candles.parseRequest(ctx.principal, rawOf(this.deps.endpoints.ohlcv, args, m));
-    const p = await ctx.loaders.candles.load(q);
-    let columns: CandleColumnsType | undefined;
-    return {
-      ...p,
-      // Built only when selected, and once: compiled execution reads the property again for
-      // every field below it.
-      get columns() {
-        return (columns ??= candleColumns(p.data));
-      },
-    };
+    const p = await ctx.loaders.candles.load(selectsAny(info, TRADE_FLOW_NAMES) ? { ...q, fields: [...TRADE_FLOW_FIELDS] } : q);
+    return withColumns(p, candleColumns);
+  }
+
+  @FieldResolver(() => DerivativesPageType, {
+    nullable: true,
+    description: "The perpetual's context per closed period in [start, end] (GET /v1/derivatives); null with an error when refused.",
+  })
+  @RateLimited(ROWS_FIELD_LIMIT)
+  async derivatives(@Root() m: MarketRef, @Args(() => argsType('derivatives')) args: Args, @Ctx() ctx: GqlContext): Promise<DerivativesPageType> {
+    const q = this.deps.derivatives.parseRequest(ctx.principal, rawOf(this.deps.endpoints.derivatives, args, m));
+    return withColumns(await ctx.loaders.derivatives.load(q), derivativesColumns);
   }
 
   @FieldResolver(() => FundingPageType, {

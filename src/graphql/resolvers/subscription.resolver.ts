@@ -1,15 +1,16 @@
 /**
- * The GraphQL subscriptions: a market's closed candles, settled funding and quality changes.
+ * The GraphQL subscriptions: a market's closed candles and context periods, settled funding and quality changes.
  * The WebSocket edge (graphql/subscriptions.ts) admits the key, counts the request and opens
  * the subscription through SubscriptionsService before execution, so every refusal is a
  * graphql-ws `error` message; here the opened stream is handed to graphql-js and each event
  * resolves to itself (already the query fields' shape and strings).
  */
 import { Args, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import type { Candle, FundingRate } from '../../domain/market';
+import type { Candle, Derivatives, FundingRate } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import { argsType } from '../args';
 import type { GqlContext } from '../context';
+import { DerivativesRowType } from '../types/derivatives.types';
 import { CandleType, FundingRowType, QualityRecordType } from '../types/market.types';
 
 type Args = Record<string, unknown>;
@@ -25,6 +26,14 @@ export class SubscriptionResolver {
   @Subscription(() => CandleType, { subscribe: opened, description: 'Each closed candle of the market at the timeframe (rolled-up timeframes when their bucket completes).' })
   candleClosed(@Root() candle: Candle, @Args(() => argsType('candleEvents')) _args: Args): Candle {
     return candle;
+  }
+
+  @Subscription(() => DerivativesRowType, {
+    subscribe: opened,
+    description: "Each closed period of the perpetual market's context at the timeframe (coarser ones when their bucket completes).",
+  })
+  derivativesClosed(@Root() row: Derivatives, @Args(() => argsType('derivativesEvents')) _args: Args): Derivatives {
+    return row;
   }
 
   @Subscription(() => FundingRowType, { subscribe: opened, description: 'Each funding rate stored for the perpetual market (normalized: with rateNormalized and premium).' })

@@ -30,6 +30,14 @@ export class CandleType implements DomainCandle {
   close!: string;
   @Field()
   volume!: string;
+  @Field(() => String, { nullable: true, description: 'Number of trades (integer digits); null where the venue gave none (imports).' })
+  trades?: string | null;
+  @Field(() => String, { nullable: true, description: 'Volume in the quote asset; null where the venue gave none.' })
+  quoteVolume?: string | null;
+  @Field(() => String, { nullable: true, description: 'Base volume bought by takers; null where the venue gave none.' })
+  takerBuyVolume?: string | null;
+  @Field(() => String, { nullable: true, description: 'Quote volume bought by takers; null where the venue gave none.' })
+  takerBuyQuoteVolume?: string | null;
 }
 
 @ObjectType('CandleColumns', {
@@ -50,6 +58,14 @@ export class CandleColumnsType {
   close!: string[];
   @Field(() => [String])
   volume!: string[];
+  @Field(() => [String], { nullable: 'items' })
+  trades!: Array<string | null>;
+  @Field(() => [String], { nullable: 'items' })
+  quoteVolume!: Array<string | null>;
+  @Field(() => [String], { nullable: 'items' })
+  takerBuyVolume!: Array<string | null>;
+  @Field(() => [String], { nullable: 'items' })
+  takerBuyQuoteVolume!: Array<string | null>;
 }
 
 @ObjectType('CandlePage')
@@ -97,7 +113,7 @@ export class FundingPageType {
 @ObjectType('Coverage', { description: 'First and last candle (or funding) time of a market at one timeframe.' })
 export class CoverageType implements DomainCoverage {
   @Field(() => String, { description: '1m, 5m, 15m, 1h, 4h, 1d or funding' })
-  timeframe!: FeatureTimeframe;
+  timeframe!: FeatureTimeframe | 'derivatives';
   @Field()
   first!: string;
   @Field(() => String)

@@ -1,22 +1,44 @@
 /**
  * The data routes as dataframes (format=parquet, format=arrow): the CSV's columns and cells, and
- * the places of each decimal column, as the API renders them (8 for funding rates and the
- * premium, 6 for everything else).
+ * the places of each decimal column, as the API renders them (8 for funding rates, the premiums
+ * and the predicted funding rate, 6 for everything else); a candle's `trades` is an Int64.
  */
-import type { Candle, FeatureRequest, FeatureRow, FundingRate, FundingRequest, MultiAssetRequest, MultiAssetRow, Page } from '../../domain/market';
+import type {
+  Candle,
+  CandleRequest,
+  Derivatives,
+  DerivativesRequest,
+  FeatureRequest,
+  FeatureRow,
+  FundingRate,
+  FundingRequest,
+  MultiAssetRequest,
+  MultiAssetRow,
+  Page,
+} from '../../domain/market';
 import type { DataframePage } from '../dataframe.writer';
-import { CANDLE } from './candle.serializer';
+import { candleCsvCells, candleCsvColumns } from './candle.serializer';
+import { DERIVATIVES, DERIVATIVES_PLACES } from './derivatives.serializer';
 import { featureCsvCells, featureCsvColumns } from './feature.serializer';
 import { fundingCsvCells, fundingCsvColumns } from './funding.serializer';
 import { multiAssetCsvCells, multiAssetCsvColumns } from './multi-asset.serializer';
 
 const six = () => 6;
 
-export const candleFrame = (p: Page<Candle>): DataframePage<Candle> => ({
-  columns: CANDLE.names,
+export const candleFrame = (q: CandleRequest, p: Page<Candle>): DataframePage<Candle> => ({
+  columns: candleCsvColumns(q),
   scaleOf: six,
+  integer: (column) => column === 'trades',
   rows: p.data,
-  cells: CANDLE.csvCells,
+  cells: candleCsvCells(q),
+  nextStart: p.nextStart,
+});
+
+export const derivativesFrame = (_q: DerivativesRequest, p: Page<Derivatives>): DataframePage<Derivatives> => ({
+  columns: DERIVATIVES.names,
+  scaleOf: (column) => DERIVATIVES_PLACES[column] ?? 6,
+  rows: p.data,
+  cells: DERIVATIVES.csvCells,
   nextStart: p.nextStart,
 });
 

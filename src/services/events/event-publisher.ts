@@ -6,7 +6,7 @@
  * data is stored, subscribers miss that event.
  */
 import type { Store } from '../../db/store';
-import type { Candle } from '../../domain/market';
+import type { Candle, MarketRef } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
@@ -20,7 +20,7 @@ export const MAX_EVENT_ROWS = 1_000;
 
 export interface EventPublisherDeps {
   bus: EventBus;
-  store: Pick<Store, 'series' | 'candles' | 'funding' | 'walPosition' | 'readAfter'>;
+  store: Pick<Store, 'series' | 'candles' | 'funding' | 'derivatives' | 'walPosition' | 'readAfter'>;
   exchanges: Exchanges;
   clock: () => number;
   onError: (err: unknown) => void;
@@ -37,6 +37,33 @@ export class EventPublisher {
    * closed candles are published, as only closed candles are served.
    */
   async candlesStored(seriesId: number, timeframe: CandleTimeframe, firstMs: number, lastMs: number): Promise<void> {
+    await this.periodsStored(seriesId, timeframe, firstMs, lastMs, async (market, tf, from, to, lsn) => {
+      // With the trade flow, so a subscription may select it as a query does.
+      const candles: Candle[] = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS, true)).get(seriesId) ?? [];
+      if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles }, lsn);
+    });
+  }
+
+  /** Context minutes of a perpetual series stored in [firstMs, lastMs], and the coarser periods they completed. */
+  async derivativesStored(seriesId: number, firstMs: number, lastMs: number): Promise<void> {
+    await this.periodsStored(seriesId, '1m', firstMs, lastMs, async (market, tf, from, to, lsn) => {
+      const rows = (await this.deps.store.derivatives.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      if (rows.length) await this.put({ type: 'derivatives', exchange: market.exchange, symbol: market.symbol, timeframe: tf, rows }, lsn);
+    });
+  }
+
+  /**
+   * For periods of one series stored at `timeframe` with open times in [firstMs, lastMs], and the
+   * coarser ones whose buckets they completed (the rollups that commit with them): `publish` the
+   * closed ones of each timeframe, at most MAX_EVENT_ROWS, the newest.
+   */
+  private async periodsStored(
+    seriesId: number,
+    timeframe: CandleTimeframe,
+    firstMs: number,
+    lastMs: number,
+    publish: (market: MarketRef, tf: CandleTimeframe, from: number, to: number, lsn: string | null) => Promise<void>,
+  ): Promise<void> {
     await this.safely(async () => {
       const [market, lsn] = await Promise.all([this.deps.store.series.get(seriesId), this.deps.store.walPosition()]);
       if (!market) return;
@@ -47,9 +74,7 @@ export class EventPublisher {
         if (tf !== timeframe && bucketStart(end, tf) <= firstMs) continue;
         const to = Math.min(tf === timeframe ? lastMs : bucketStart(end, tf) - TIMEFRAME_MS[tf], lastClosedOpen(now, tf));
         const from = Math.max(bucketStart(firstMs, tf), to - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS[tf]);
-        if (from > to) continue;
-        const candles: Candle[] = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS)).get(seriesId) ?? [];
-        if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles }, lsn);
+        if (from <= to) await publish(market, tf, from, to, lsn);
       }
     });
   }

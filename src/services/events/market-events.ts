@@ -1,11 +1,11 @@
 /**
  * Market events, what GraphQL subscriptions deliver: every stored closed candle (ingestion, the
- * demo feed, imports, their rollups), funding rate and quality change, published once after its
- * transaction committed, so a subscriber never hears of data a query cannot read yet. Payloads are
- * read back from storage and rendered as the query fields render them. The bus: Redis pub/sub with
- * Redis configured (every instance and every `mds` process on one Redis), in process otherwise.
+ * demo feed, imports, their rollups), closed context period, funding rate and quality change,
+ * published once after its transaction committed, so a subscriber never hears of data a query
+ * cannot read yet. Payloads are read back from storage and rendered as the query fields render
+ * them. The bus: Redis pub/sub with Redis configured (every instance and `mds` process), else in process.
  */
-import type { Candle, FundingRate } from '../../domain/market';
+import type { Candle, Derivatives, FundingRate } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import type { CandleTimeframe } from '../../domain/timeframe';
 
@@ -18,6 +18,7 @@ export type MarketEvent = {
   lsn?: string;
 } & (
   | { type: 'candle'; exchange: string; symbol: string; timeframe: CandleTimeframe; candles: Candle[] }
+  | { type: 'derivatives'; exchange: string; symbol: string; timeframe: CandleTimeframe; rows: Derivatives[] }
   | {
       type: 'funding';
       exchange: string;
@@ -28,9 +29,9 @@ export type MarketEvent = {
   | { type: 'quality'; exchange: string; symbol: string; records: QualityRecord[] }
 );
 
-/** The topic a subscriber listens to: one market's candles of one timeframe, its funding, or its quality. */
+/** The topic a subscriber listens to: one market's candles or context of one timeframe, its funding, or its quality. */
 export function topicOf(e: Pick<MarketEvent, 'type' | 'exchange' | 'symbol'> & { timeframe?: string }): string {
-  return e.type === 'candle' ? `candle|${e.exchange}|${e.symbol}|${e.timeframe}` : `${e.type}|${e.exchange}|${e.symbol}`;
+  return e.type === 'candle' || e.type === 'derivatives' ? `${e.type}|${e.exchange}|${e.symbol}|${e.timeframe}` : `${e.type}|${e.exchange}|${e.symbol}`;
 }
 
 export interface EventBus {

@@ -2,13 +2,14 @@
  * The one write path of live data (ingested batches, repairs, the demo feed): under the symbol's
  * lock, one transaction upserts the closed candles, rolls up the coarser buckets they complete and
  * writes the features of every completed bucket (and the funding features when an hour completed
- * or funding changed), so a crash leaves all of it or none. One symbol's writes run in order of
- * arrival, a few symbols at once; quality stays on its schedule. What was stored is reported
- * after the commit (metrics, the subscriptions' events).
+ * or funding changed), so a crash leaves all of it or none; a perpetual's context minutes with
+ * their rollups (nothing derived reads them: no symbol lock). One symbol's writes in order of
+ * arrival, a few symbols at once. What was stored is reported after the commit (metrics, events).
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
 import type { CandleInput, FundingRateInput } from '../../domain/csv-rows';
+import type { DerivativesInput } from '../../domain/derivatives';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, type CandleTimeframe } from '../../domain/timeframe';
 import type { FeaturePrecomputeService } from '../feature-precompute.service';
 
@@ -26,13 +27,15 @@ export interface StoredCandles {
   last: number;
 }
 
-/** What a stored funding batch changed (for what listens to stored data). */
+/** What a stored funding batch (or batch of context minutes) changed (for what listens to stored data). */
 export interface StoredFunding {
   seriesId: number;
   rows: number;
   first: number;
   last: number;
 }
+
+export type StoredDerivatives = StoredFunding;
 
 /** Whether a bucket of `tf` ends inside (fromMs, toMs]: a bucket boundary lies there. */
 function completesBucket(fromMs: number, toMs: number, tf: CandleTimeframe): boolean {
@@ -61,10 +64,11 @@ class Semaphore {
 const CONCURRENT_WRITES = 2;
 
 /**
- * Connections of ingestion's own pool on PostgreSQL: one per writer slot, plus the leader
- * lock, the followers' reads (what is stored, what to repair) and the status reports.
+ * Connections of ingestion's own pool on PostgreSQL: one per writer slot and one for the
+ * context minutes, plus the leader lock, the followers' reads (what is stored, what to repair)
+ * and the status reports.
  */
-export const INGEST_POOL_SIZE = CONCURRENT_WRITES + 6;
+export const INGEST_POOL_SIZE = CONCURRENT_WRITES + 7;
 
 /** Work run one at a time per key, in order of arrival; different keys run at once. */
 class KeyedQueue {
@@ -86,6 +90,8 @@ class KeyedQueue {
 
 export class CandleWriter {
   private readonly slots = new Semaphore(CONCURRENT_WRITES);
+  /** The context minutes' own slot: they end at the same moment as the candles and never wait for a candle slot. */
+  private readonly contextSlot = new Semaphore(1);
   /**
    * Writes of one symbol (its two venues) wait here, holding nothing, rather than in a slot
    * waiting for the symbol's database lock: both slots work on different symbols.
@@ -93,11 +99,12 @@ export class CandleWriter {
   private readonly symbols = new KeyedQueue();
 
   constructor(
-    private readonly store: Pick<Store, 'symbolTransaction'>,
+    private readonly store: Pick<Store, 'symbolTransaction' | 'transaction'>,
     private readonly features: FeaturePrecomputeService,
     private readonly clock: () => number,
     private readonly onStored: (s: StoredCandles) => void = () => undefined,
     private readonly onFunding: (s: StoredFunding) => void = () => undefined,
+    private readonly onDerivatives: (s: StoredDerivatives) => void = () => undefined,
   ) {}
 
   /**
@@ -155,5 +162,29 @@ export class CandleWriter {
     const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
     const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);
     this.onFunding({ seriesId: series.id, rows: rows.length, first, last });
+  }
+
+  /**
+   * Store closed minutes of perpetual contexts (each series' own) with the rollups they
+   * complete, in one transaction: the minutes that end together are one write.
+   */
+  async derivatives(batch: ReadonlyArray<{ series: SeriesRef; rows: readonly DerivativesInput[] }>): Promise<void> {
+    const written = batch.filter((b) => b.rows.length > 0);
+    if (written.length === 0) return;
+    const spans = written.map((b) => ({
+      seriesId: b.series.id,
+      rows: b.rows.length,
+      first: b.rows.reduce((t, r) => Math.min(t, r.time), Infinity),
+      last: b.rows.reduce((t, r) => Math.max(t, r.time), -Infinity),
+    }));
+    await this.symbols.run('derivatives', () =>
+      this.contextSlot.run(() =>
+        this.store.transaction(async (tx) => {
+          await tx.derivatives.upsertMinutes(written.flatMap((b) => b.rows.map((row) => ({ seriesId: b.series.id, row }))));
+          for (const s of spans) await tx.derivatives.rollUp(s.seriesId, s.first, s.last, this.clock());
+        }),
+      ),
+    );
+    for (const s of spans) this.onDerivatives(s);
   }
 }

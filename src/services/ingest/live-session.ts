@@ -1,18 +1,19 @@
 /**
  * Following the venues once the leader lock is held: each venue's socket delivers closed 1m
- * candles; after every (re)connect the last INGEST_RECONCILE_CANDLES (and anything missed) are
- * fetched over REST; a minute sweep fetches what the socket did not deliver; funding is polled
- * after each hour's settlement; gap repair runs on its schedule. One queue per series, a few
- * series written at a time. A failed step (database down, venue refusing) is logged and the
- * series caught up after a backoff: nothing is lost once the dependency returns.
+ * candles (and a perpetual venue its context, recorded per minute by ContextRecorder); after
+ * every (re)connect the last INGEST_RECONCILE_CANDLES (and anything missed) are fetched over
+ * REST, and the context's snapshot; a minute sweep fetches what the socket did not deliver;
+ * funding is polled after each hour's settlement; gap repair runs on its schedule. One queue per
+ * series, a few written at a time. A failed step is logged and the series caught up after a backoff.
  */
 import type { Logger } from '../../logger';
 import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen } from '../../domain/timeframe';
-import type { CandleStream, ClosedCandle, VenueAdapter } from '../../venues/venue';
+import type { CandleStream, ClosedCandle, ContextUpdate, VenueAdapter } from '../../venues/venue';
 import { backoffMs } from '../../venues/venue-http';
 import type { Store } from '../../db/store';
 import { repeat } from '../repeat';
 import type { CandleWriter } from './candle-writer';
+import { ContextRecorder } from './context-recorder';
 import type { IngestTarget, SeriesFiller } from './series-filler';
 import type { IngestStatus } from './ingest-status';
 import type { QualityService } from '../quality.service';
@@ -39,6 +40,7 @@ export class LiveSession {
   private readonly schedules: Array<() => Promise<void>> = [];
   private readonly byInstrument = new Map<string, IngestTarget>();
   private readonly failures = new Map<number, number>();
+  private readonly contexts: ContextRecorder;
   private stopped = false;
 
   constructor(
@@ -53,6 +55,12 @@ export class LiveSession {
     private readonly log: Logger,
   ) {
     for (const t of targets) this.byInstrument.set(`${t.adapter.id}|${t.instrument}`, t);
+    this.contexts = new ContextRecorder(
+      targets.filter((t) => t.adapter.contexts),
+      writer,
+      clock,
+      log,
+    );
   }
 
   /** Backfill every series, follow the sockets, and start the schedules. */
@@ -61,13 +69,15 @@ export class LiveSession {
     for (const t of this.targets) byAdapter.set(t.adapter, [...(byAdapter.get(t.adapter) ?? []), t]);
     for (const t of this.targets) this.enqueue(t, 'backfill', () => this.backfill(t));
     for (const [adapter, targets] of byAdapter) {
+      const instruments = targets.map((t) => t.instrument);
       const stream = adapter.follow(
-        targets.map((t) => t.instrument),
+        instruments,
         {
           onConnected: () => {
             this.status.venueConnected(adapter.id, true);
             void this.reportStatus(); // readers of ingest_status see the change now, not at the next report
             this.log.info({ venue: adapter.id }, 'venue socket connected');
+            void this.contexts.snapshot(adapter, instruments);
             for (const t of targets) this.enqueue(t, 'reconcile', () => this.reconcile(t));
           },
           onDisconnected: (reason) => {
@@ -76,10 +86,12 @@ export class LiveSession {
             this.log.warn({ venue: adapter.id, reason }, 'venue socket lost; reconnecting');
           },
           onClosed: (c) => this.onClosed(adapter, c),
+          ...(adapter.contexts ? { onContext: (u: ContextUpdate) => this.contexts.update(adapter, u) } : {}),
         },
       );
       this.streams.push(stream);
     }
+    this.contexts.start();
     this.schedules.push(
       repeat(() => this.sweep(), () => MINUTE - (this.clock() % MINUTE) + SWEEP_DELAY_MS),
       repeat(() => this.pollFunding(0), () => FUNDING_INTERVAL_MS - (this.clock() % FUNDING_INTERVAL_MS) + this.settings.fundingDelayMs),
@@ -95,6 +107,7 @@ export class LiveSession {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await Promise.all(this.schedules.splice(0).map((stop) => stop()));
+    await this.contexts.stop();
     for (const t of this.targets) this.status.venueConnected(t.adapter.id, false);
     await Promise.allSettled([...this.queues.values()]);
   }
@@ -102,6 +115,7 @@ export class LiveSession {
   /** Everything queued so far is done (tests, the summary of a sync). */
   async idle(): Promise<void> {
     while (this.queues.size) await Promise.allSettled([...this.queues.values()]);
+    await this.contexts.idle();
   }
 
   private async backfill(t: IngestTarget): Promise<void> {

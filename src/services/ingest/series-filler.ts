@@ -8,7 +8,8 @@
  */
 import type { Store } from '../../db/store';
 import type { CandleInput } from '../../domain/csv-rows';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
+import { ALIGN_TOLERANCE_MS } from '../../domain/ingest-settings';
+import { CANDLE_TIMEFRAMES, FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
 import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
 import type { CandleWriter, SeriesRef } from './candle-writer';
 
@@ -117,14 +118,36 @@ export class SeriesFiller {
     return total;
   }
 
-  /** Funding rates after the newest stored one (from `sinceMs` on an empty series); rows stored. */
+  /**
+   * Funding rates after the newest stored one (from `sinceMs` on an empty series), then the
+   * hours missing before it repaired; rows stored.
+   */
   async funding(t: IngestTarget, sinceMs: number): Promise<number> {
     if (!t.adapter.funding) return 0;
     const latest = await this.store.funding.latestTime(t.series.id);
     const rows = await t.adapter.funding(t.instrument, latest === null ? sinceMs : latest + 1);
     const fresh = latest === null ? rows : rows.filter((r) => r.time > latest);
     await this.writer.funding(t.series, fresh);
-    return fresh.length;
+    return fresh.length + (await this.repairFunding(t));
+  }
+
+  /**
+   * Hours missing inside the stored range (a settlement stamped late that an older rule dropped,
+   * a page cut short): asked of the venue once, in one range; those it still lacks become known
+   * venue gaps, never asked again. Returns the rows stored.
+   */
+  private async repairFunding(t: IngestTarget): Promise<number> {
+    const runs = await this.store.ingest.missingFunding(t.series.id, MISSING_LOOKUP);
+    if (runs.length === 0 || !t.adapter.funding) return 0;
+    const hours = new Set<number>();
+    for (const [s, e] of runs) for (let h = s; h < e; h += FUNDING_INTERVAL_MS) hours.add(h);
+    // Hour h holds settlements stamped in [h - 5 s, h + 1 h - 5 s).
+    const rows = await t.adapter.funding(t.instrument, runs[0][0] - ALIGN_TOLERANCE_MS, runs[runs.length - 1][1] - ALIGN_TOLERANCE_MS - 1);
+    const found = rows.filter((r) => hours.has(r.time));
+    await this.writer.funding(t.series, found);
+    for (const r of found) hours.delete(r.time);
+    await this.store.ingest.recordGaps(t.series.id, 'funding', slotRuns([...hours].sort((a, b) => a - b), FUNDING_INTERVAL_MS));
+    return found.length;
   }
 
   /** fillMissing over [fromMs, toMs], recording at once the part older than the venue serves. */

@@ -1,0 +1,123 @@
+/**
+ * The perpetual's context per minute and its rollups (table `derivatives`, partitioned like
+ * candles): page reads rendered in SQL, upserts of 1m rows at COPY speed, and the rollups that
+ * derive 5m to 1d from them (open interest as open/high/low/close, the rest as the last value).
+ */
+import type { DerivativesInput } from '../domain/derivatives';
+import type { Derivatives } from '../domain/market';
+import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
+import { bulkUpsert, timeSpanOf } from './bulk-upsert';
+import { finerByBucket } from './candle-derivations';
+import type { SqlSession } from './database';
+import { READ_ONLY, type PartitionGuard } from './partitions';
+import { groupBySeries, sqlDecimal, sqlTime, type WithSeries } from './sql';
+
+const COLUMNS = [
+  'series_id',
+  'timeframe',
+  'time',
+  'open_interest_open',
+  'open_interest_high',
+  'open_interest_low',
+  'open_interest',
+  'mark_price',
+  'oracle_price',
+  'mid_price',
+  'predicted_funding_rate',
+  'venue_premium',
+] as const;
+const KEY = ['series_id', 'timeframe', 'time'] as const;
+const VALUES = COLUMNS.slice(3);
+/** Rolled up as the last value of the bucket. */
+const LAST = ['open_interest', 'mark_price', 'oracle_price', 'mid_price', 'predicted_funding_rate', 'venue_premium'];
+
+/** Rows of one series and timeframe in [$3, $4], at most $5 per series ($1 ids, $2 timeframe), as served. */
+const PAGES_SQL = `
+SELECT s.id AS series_id, ${sqlTime('d.time')} AS time,
+       ${sqlDecimal('d.open_interest', 6)} AS "openInterest",
+       ${sqlDecimal('d.open_interest_open', 6)} AS "openInterestOpen",
+       ${sqlDecimal('d.open_interest_high', 6)} AS "openInterestHigh",
+       ${sqlDecimal('d.open_interest_low', 6)} AS "openInterestLow",
+       ${sqlDecimal('d.open_interest * d.mark_price', 6)} AS "openInterestValue",
+       ${sqlDecimal('d.mark_price', 6)} AS "markPrice",
+       ${sqlDecimal('d.oracle_price', 6)} AS "oraclePrice",
+       ${sqlDecimal('d.mid_price', 6)} AS "midPrice",
+       ${sqlDecimal('d.predicted_funding_rate', 8)} AS "predictedFundingRate",
+       ${sqlDecimal('d.venue_premium', 8)} AS "venuePremium"
+FROM unnest($1::int[]) AS s(id)
+CROSS JOIN LATERAL (
+  SELECT * FROM derivatives WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4 ORDER BY time LIMIT $5
+) d`;
+
+/**
+ * A derived row for every complete bucket (period closed at $7) from the finer rows it has,
+ * rewritten only when its values changed. $1 series, $2 timeframe, $3 its period, $4 the finer
+ * timeframe, [$5, $6) the finer rows' range.
+ */
+const ROLLUP_SQL = `
+INSERT INTO derivatives (${COLUMNS.join(', ')})
+SELECT $1, $2, bucket,
+       (array_agg(open_interest_open ORDER BY time))[1], max(open_interest_high), min(open_interest_low),
+       ${LAST.map((c) => `(array_agg(${c} ORDER BY time DESC))[1]`).join(', ')}
+${finerByBucket('derivatives', ['time', ...VALUES].join(', '))}
+ON CONFLICT (series_id, timeframe, time) DO UPDATE
+  SET ${VALUES.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
+  WHERE (${VALUES.map((c) => `derivatives.${c}`).join(', ')}) IS DISTINCT FROM (${VALUES.map((c) => `EXCLUDED.${c}`).join(', ')})`;
+
+/** A 1m row as COPY text (empty: NULL). */
+function line(seriesId: number, r: DerivativesInput): string {
+  return (
+    `${seriesId},1m,${new Date(r.time).toISOString()},${r.openInterestOpen},${r.openInterestHigh},${r.openInterestLow},${r.openInterest},` +
+    `${r.markPrice},${r.oraclePrice},${r.midPrice ?? ''},${r.predictedFundingRate},${r.venuePremium ?? ''}\n`
+  );
+}
+
+export class DerivativesRepository {
+  constructor(
+    private readonly db: SqlSession,
+    /** The time partitions of what it writes (partitions.ts). */
+    private readonly partitions: PartitionGuard = READ_ONLY,
+  ) {}
+
+  /** Up to `limit` rows per series in [start, end], ascending, as served. */
+  async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Map<number, Derivatives[]>> {
+    return groupBySeries(await this.db.query<WithSeries<Derivatives>>(PAGES_SQL, [ids, timeframe, start, end, limit], { prepare: true }));
+  }
+
+  /** Upsert 1m rows of one series (see CandlesRepository.upsert); must run on a transaction. */
+  async upsert(seriesId: number, batches: () => AsyncIterable<readonly DerivativesInput[]>): Promise<void> {
+    const { fromMs, toMs } = await timeSpanOf(batches);
+    await this.write(fromMs, toMs, async function* () {
+      for await (const batch of batches()) {
+        let chunk = '';
+        for (const r of batch) chunk += line(seriesId, r);
+        if (chunk) yield chunk;
+      }
+    });
+  }
+
+  /** Upsert 1m rows of several series at once (the minutes that ended together); must run on a transaction. */
+  async upsertMinutes(rows: ReadonlyArray<{ seriesId: number; row: DerivativesInput }>): Promise<void> {
+    const times = rows.map((r) => r.row.time);
+    await this.write(Math.min(...times), Math.max(...times), async function* () {
+      yield rows.map((r) => line(r.seriesId, r.row)).join('');
+    });
+  }
+
+  private async write(fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
+    if (!(fromMs <= toMs)) return;
+    await this.partitions.ensure([{ timeframe: '1m', fromMs, toMs }]);
+    const table = await this.partitions.tableFor('derivatives', '1m');
+    await bulkUpsert(this.db, { table, columns: COLUMNS, key: KEY }, lines);
+  }
+
+  /** Recompute 5m to 1d, each from the next finer timeframe, over the whole buckets containing [startMs, endMs] (as CandlesRepository.rollUp). */
+  async rollUp(seriesId: number, startMs: number, endMs: number, nowMs: number): Promise<void> {
+    for (const s of rollupSpans('1m', startMs, endMs, nowMs)) {
+      const p = TIMEFRAME_MS[s.timeframe];
+      await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
+      const params = [seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
+      await this.db.query(ROLLUP_SQL, params, { prepare: true });
+    }
+  }
+}

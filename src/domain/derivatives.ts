@@ -1,0 +1,134 @@
+/**
+ * The perpetual's context (open interest, mark, oracle and mid prices, the predicted funding
+ * rate, the venue's premium) as minutes: a venue pushes it without timestamps, so an update
+ * belongs to the minute of the local clock that received it, a minute is final once it has
+ * ended, and a minute without an update is missing (nothing is repeated). Also the checks of
+ * one context and the CSV rows of `mds import derivatives`. Pure.
+ */
+import { decimalCell, RowError, timeCell } from './csv-rows';
+import { compareDecimal } from './decimal';
+import { isAligned } from './timeframe';
+
+/** One update of a venue's context of an instrument, decimals as exact text. */
+export interface PerpContext {
+  /** In base units. */
+  openInterest: string;
+  markPrice: string;
+  oraclePrice: string;
+  /** Null while the book is empty. */
+  midPrice: string | null;
+  /** The venue's predicted rate for the coming funding hour. */
+  fundingRate: string;
+  /** The venue's own premium (not the API's perp/spot premium); null while the book is empty. */
+  premium: string | null;
+}
+
+/** A stored row: one minute (or a rollup's bucket) of context. */
+export interface DerivativesInput {
+  /** Open time of the minute. */
+  time: number;
+  openInterestOpen: string;
+  openInterestHigh: string;
+  openInterestLow: string;
+  openInterest: string;
+  markPrice: string;
+  oraclePrice: string;
+  midPrice: string | null;
+  predictedFundingRate: string;
+  venuePremium: string | null;
+}
+
+const MINUTE = 60_000;
+
+/** Throws RowError unless open interest is not negative and the prices are positive. */
+export function checkContext(c: PerpContext): PerpContext {
+  if (compareDecimal(c.openInterest, '0') < 0) throw new RowError('open interest is negative');
+  for (const [name, v] of [['mark price', c.markPrice], ['oracle price', c.oraclePrice], ['mid price', c.midPrice]] as const) {
+    if (v !== null && compareDecimal(v, '0') <= 0) throw new RowError(`${name} must be positive`);
+  }
+  return c;
+}
+
+function firstRow(minute: number, c: PerpContext): DerivativesInput {
+  return {
+    time: minute,
+    openInterestOpen: c.openInterest,
+    openInterestHigh: c.openInterest,
+    openInterestLow: c.openInterest,
+    openInterest: c.openInterest,
+    markPrice: c.markPrice,
+    oraclePrice: c.oraclePrice,
+    midPrice: c.midPrice,
+    predictedFundingRate: c.fundingRate,
+    venuePremium: c.premium,
+  };
+}
+
+/** A later update of the same minute: open interest extends its range, the rest is replaced. */
+function nextRow(row: DerivativesInput, c: PerpContext): DerivativesInput {
+  const oi = c.openInterest;
+  return {
+    ...firstRow(row.time, c),
+    openInterestOpen: row.openInterestOpen,
+    openInterestHigh: compareDecimal(oi, row.openInterestHigh) > 0 ? oi : row.openInterestHigh,
+    openInterestLow: compareDecimal(oi, row.openInterestLow) < 0 ? oi : row.openInterestLow,
+  };
+}
+
+/**
+ * The minutes being recorded, per key (a series): `update` folds a context received at
+ * `receivedMs` into its minute, `close` hands over the minutes that have ended. An update for a
+ * minute older than the one open (the clock stepped back) is dropped: a written minute is final.
+ */
+export class ContextMinutes<K> {
+  private readonly open = new Map<K, DerivativesInput>();
+
+  /** Fold in an update; returns the key's previous minute when this update ended it. */
+  update(key: K, c: PerpContext, receivedMs: number): DerivativesInput | null {
+    const minute = Math.floor(receivedMs / MINUTE) * MINUTE;
+    const row = this.open.get(key);
+    if (row && row.time === minute) {
+      this.open.set(key, nextRow(row, c));
+      return null;
+    }
+    if (row && row.time > minute) return null;
+    this.open.set(key, firstRow(minute, c));
+    return row ?? null;
+  }
+
+  /** The minutes that ended by `nowMs` (final), removed from the open ones. */
+  close(nowMs: number): Array<[K, DerivativesInput]> {
+    const out: Array<[K, DerivativesInput]> = [];
+    for (const [key, row] of this.open) {
+      if (row.time + MINUTE <= nowMs) {
+        out.push([key, row]);
+        this.open.delete(key);
+      }
+    }
+    return out;
+  }
+}
+
+/** The header of `mds import derivatives`: one snapshot of the context per minute. */
+export const DERIVATIVES_HEADER = ['time', 'open_interest', 'mark_price', 'oracle_price', 'mid_price', 'predicted_funding_rate', 'venue_premium'] as const;
+
+/**
+ * A row of a derivatives CSV: a minute's values, mid price and venue premium may be empty
+ * (null, as the venue sends them for an empty book). The minute's open interest is also its
+ * open, high and low.
+ */
+export function parseDerivativesRow(cells: string[]): DerivativesInput {
+  if (cells.length !== DERIVATIVES_HEADER.length) throw new RowError(`expected ${DERIVATIVES_HEADER.length} columns, got ${cells.length}`);
+  const time = timeCell(cells[0]);
+  if (!isAligned(time, '1m')) throw new RowError(`time "${cells[0]}" is not aligned to 1m`);
+  const optional = (i: number) => (cells[i] === '' ? null : decimalCell(cells[i], DERIVATIVES_HEADER[i]));
+  const c = checkContext({
+    openInterest: decimalCell(cells[1], 'open_interest'),
+    markPrice: decimalCell(cells[2], 'mark_price'),
+    oraclePrice: decimalCell(cells[3], 'oracle_price'),
+    midPrice: optional(4),
+    fundingRate: decimalCell(cells[5], 'predicted_funding_rate'),
+    premium: optional(6),
+  });
+  return firstRow(time, c);
+}

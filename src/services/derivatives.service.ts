@@ -1,0 +1,49 @@
+/**
+ * A perpetual's context per period (GET /v1/derivatives, GraphQL `market.derivatives`): the
+ * endpoint's rules (the spot exchange refused), the caller's plan (the free tier's timeframes
+ * and window, as candles), the pages. Periods are served once closed, like candles.
+ */
+import type { DerivativesRepository } from '../db/derivatives.repository';
+import { marketKey, type SeriesRepository } from '../db/series.repository';
+import type { Derivatives, DerivativesRequest, Page } from '../domain/market';
+import type { RawParams } from '../domain/params/param';
+import type { MarketEndpoints } from '../domain/params/market-endpoints';
+import { closedEnd } from '../domain/timeframe';
+import type { Principal } from './access/principal';
+import { batchPages, onePage } from './batch-pages';
+import type { TierPolicy } from './tier-policy';
+
+export class DerivativesService {
+  constructor(
+    private readonly endpoint: MarketEndpoints['derivatives'],
+    private readonly series: SeriesRepository,
+    private readonly derivatives: DerivativesRepository,
+    private readonly tiers: TierPolicy,
+    private readonly clock: () => number,
+  ) {}
+
+  /** Validate a read (400s) and check it against the caller's plan (403). */
+  parseRequest(caller: Principal, raw: RawParams): DerivativesRequest {
+    const q = this.endpoint.parse(raw, this.clock());
+    this.tiers.requireTimeframe(caller.tier, q.timeframe);
+    this.tiers.requireWindow(caller.tier, q.start, q.end);
+    return q;
+  }
+
+  async page(caller: Principal, raw: RawParams): Promise<{ request: DerivativesRequest; page: Page<Derivatives> }> {
+    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
+  }
+
+  /** Pages, one per request, in order; requests sharing their parameters share one statement. */
+  async pages(requests: readonly DerivativesRequest[]): Promise<Array<Page<Derivatives>>> {
+    const ids = await this.series.idsOf(requests);
+    const now = this.clock();
+    const endOf = (q: DerivativesRequest) => closedEnd(q.end, q.timeframe, now);
+    return batchPages(requests, {
+      idOf: (q) => ids.get(marketKey(q)),
+      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}`),
+      limitOf: (q) => q.limit,
+      fetch: (q, series, limit) => this.derivatives.pages(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit),
+    });
+  }
+}

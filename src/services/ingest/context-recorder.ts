@@ -1,0 +1,94 @@
+/**
+ * Recording the perpetual's context while following a venue: every update from the socket (and
+ * the snapshot asked at each (re)connect) is folded into its minute of the local clock; at each
+ * minute's end the minutes that ended, every series', are one write through the CandleWriter. A
+ * minute that saw no update is never written (nothing is repeated). A write that fails is kept
+ * and sent again with the next minute's, up to a day of minutes per series.
+ */
+import type { Logger } from '../../logger';
+import { ContextMinutes, type DerivativesInput } from '../../domain/derivatives';
+import type { ContextUpdate, VenueAdapter } from '../../venues/venue';
+import { repeat } from '../repeat';
+import type { CandleWriter } from './candle-writer';
+import type { IngestTarget } from './series-filler';
+
+const MINUTE = 60_000;
+/** Minutes kept per series while their writes fail. */
+const MAX_PENDING = 1_440;
+
+export class ContextRecorder {
+  private readonly minutes = new ContextMinutes<number>();
+  private readonly byInstrument = new Map<string, IngestTarget>();
+  private readonly bySeries = new Map<number, IngestTarget>();
+  private readonly pending = new Map<number, DerivativesInput[]>();
+  private readonly writing = new Set<Promise<void>>();
+  private stopSchedule: (() => Promise<void>) | null = null;
+
+  constructor(
+    targets: readonly IngestTarget[],
+    private readonly writer: Pick<CandleWriter, 'derivatives'>,
+    private readonly clock: () => number,
+    private readonly log: Logger,
+  ) {
+    for (const t of targets) {
+      this.byInstrument.set(`${t.adapter.id}|${t.instrument}`, t);
+      this.bySeries.set(t.series.id, t);
+    }
+  }
+
+  /** Close each minute as it ends (a millisecond after, by the local clock). */
+  start(): void {
+    this.stopSchedule = repeat(() => this.flush(), () => MINUTE - (this.clock() % MINUTE) + 1);
+  }
+
+  async stop(): Promise<void> {
+    await this.stopSchedule?.();
+    this.stopSchedule = null;
+    await Promise.allSettled([...this.writing]);
+  }
+
+  /** An update received now. */
+  update(adapter: VenueAdapter, u: ContextUpdate): void {
+    const t = this.byInstrument.get(`${adapter.id}|${u.instrument}`);
+    if (!t) return;
+    const ended = this.minutes.update(t.series.id, u.context, this.clock());
+    if (ended) this.write(new Map([[t.series.id, [ended]]]));
+  }
+
+  /** The venue's snapshot (at start and after a reconnect): it fills the current minute only. */
+  async snapshot(adapter: VenueAdapter, instruments: readonly string[]): Promise<void> {
+    if (!adapter.contexts) return;
+    try {
+      for (const u of await adapter.contexts(instruments)) this.update(adapter, u);
+    } catch (err) {
+      this.log.warn({ venue: adapter.id, err: (err as Error).message }, 'context snapshot failed; the socket fills the minute');
+    }
+  }
+
+  /** Write the minutes that ended, every series' in one write. */
+  flush(): void {
+    const ended = new Map<number, DerivativesInput[]>();
+    for (const [id, row] of this.minutes.close(this.clock())) ended.set(id, [row]);
+    this.write(ended);
+  }
+
+  /** Written everything handed over so far (tests). */
+  async idle(): Promise<void> {
+    while (this.writing.size) await Promise.allSettled([...this.writing]);
+  }
+
+  /** Write `rows` by series, with what failed before; a failure keeps them for the next write. */
+  private write(rows: Map<number, DerivativesInput[]>): void {
+    const batch = new Map(this.pending);
+    this.pending.clear();
+    for (const [id, list] of rows) batch.set(id, [...(batch.get(id) ?? []), ...list]);
+    if (batch.size === 0) return;
+    const entries = [...batch].map(([id, list]) => ({ series: this.bySeries.get(id)!.series, rows: list }));
+    const run = this.writer.derivatives(entries).catch((err: unknown) => {
+      for (const [id, list] of batch) this.pending.set(id, [...list, ...(this.pending.get(id) ?? [])].slice(-MAX_PENDING));
+      this.log.warn({ series: batch.size, err: (err as Error).message }, 'context minutes not written; kept for the next minute');
+    });
+    this.writing.add(run);
+    void run.finally(() => this.writing.delete(run));
+  }
+}
