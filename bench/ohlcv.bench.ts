@@ -1,10 +1,9 @@
 /**
  * The read paths side by side, on PostgreSQL with Redis quotas: 10,000 1m candles from the floor
  * (bench/floor-server.ts), REST, GraphQL rows and columns, Parquet and Arrow; /v1/features against
- * the floor; a 304 revalidation (the fast path: the tag remembered at the page's write watermark)
- * against the full page; limit=100 pages at 32 connections. Bodies are checked first. Each
- * comparison is its own pair, the order flipping every round, so the machine's drift falls on both
- * alike and neither pays for a third path's garbage. Options: bench/README.md.
+ * the floor; a 304 from the remembered tag against the full page; limit=100 pages at 32
+ * connections. Bodies are checked first. Each comparison is its own pair, the order flipping every
+ * round, so drift falls on both alike and neither pays for a third path's garbage. Options: bench/README.md.
  *   npm run bench:ohlcv -- [--rounds 25] [--per-round 4] [--runs 2] [--seconds 10] [--skip-formats] [--only TEXT]
  */
 import { execFileSync } from 'node:child_process';

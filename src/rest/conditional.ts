@@ -3,9 +3,8 @@
  * the response contains, `If-None-Match` answered with 304, and a Cache-Control that lets a client
  * keep closed history. The tag hashes the format, the normalized parameters (an omitted `end`
  * counts as open, not as the request's clock), the rows as sent and the next page's start, before
- * any byte is written. The access path runs first, so a 304 comes after 401, 429, 400 and 403,
- * counts against the quotas and carries their headers. A data page's tag is also remembered at its
- * write watermark (services/page-tags.service.ts), so a revalidation can be answered unread.
+ * any byte is written (and remembered at the page's write watermark, page-tags.service.ts). The
+ * access path runs first, so a 304 comes after 401, 429, 400 and 403 and carries quota headers.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
