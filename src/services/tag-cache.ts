@@ -41,9 +41,14 @@ export class MemoryTagCache implements TagCache {
   async close(): Promise<void> {}
 }
 
+/**
+ * In Redis, shared by every gateway, with this process's recent entries in front: a key names one
+ * page's content (its watermark included), so its tag never changes and a local copy never goes stale.
+ */
 export class RedisTagCache implements TagCache {
   readonly kind = 'redis';
   private readonly redis: Redis;
+  private readonly local = new MemoryTagCache();
 
   constructor(
     clients: RedisClients,
@@ -54,15 +59,19 @@ export class RedisTagCache implements TagCache {
   }
 
   async get(key: string): Promise<string | null> {
-    if (this.redis.status !== 'ready') return null;
+    const local = await this.local.get(key);
+    if (local !== null || this.redis.status !== 'ready') return local;
     try {
-      return await this.redis.getex(this.prefix + key, 'EX', TAG_TTL_S);
+      const tag = await this.redis.getex(this.prefix + key, 'EX', TAG_TTL_S);
+      if (tag !== null) await this.local.set(key, tag);
+      return tag;
     } catch {
       return null;
     }
   }
 
   async set(key: string, tag: string): Promise<void> {
+    await this.local.set(key, tag);
     if (this.redis.status !== 'ready') return;
     try {
       await this.redis.set(this.prefix + key, tag, 'EX', TAG_TTL_S);

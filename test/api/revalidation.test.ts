@@ -5,6 +5,7 @@
  * a partition dropped by retention, `mds watermarks bump` after a write made outside. The access
  * checks still come first. On PGlite and PostgreSQL, with the memory cache and with Redis.
  */
+import { randomUUID } from 'node:crypto';
 import { HOUR, MINUTE, T0, iso, loadFixtures } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { databaseCases, type FreshDatabase } from '../helpers/databases';
@@ -15,12 +16,15 @@ const LIMITS = JSON.stringify({ free: { minuteRequests: 4, dailyRequests: null }
 
 const redisUrl = serviceUrl('REDIS_URL');
 const cases = databaseCases().flatMap((db) => [
-  { name: `${db.name}, memory cache`, create: db.create, cache: 'memory' as const, env: {} },
-  ...(redisUrl ? [{ name: `${db.name}, Redis cache`, create: db.create, cache: 'redis' as const, env: { REDIS_URL: redisUrl } }] : []),
+  { name: `${db.name}, memory cache`, create: db.create, cache: 'memory' as const, env: {}, shared: false },
+  ...(redisUrl ? [{ name: `${db.name}, Redis cache`, create: db.create, cache: 'redis' as const, env: { REDIS_URL: redisUrl }, shared: db.name === 'postgres' }] : []),
 ]);
 
-describe.each(cases)('revalidation on $name', ({ create, cache, env }) => {
+describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) => {
+  const quotaPrefix = `mds:test:${randomUUID()}:`;
   let srv: TestServer;
+  /** A second gateway on the same database and Redis (PostgreSQL with Redis only). */
+  let peer: TestServer | undefined;
   let db: FreshDatabase | null;
   let key: string;
   const get = (path: string, headers: Record<string, string> = {}, k = key) => srv.rest(path, { key: k, headers });
@@ -45,12 +49,14 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env }) => {
 
   beforeAll(async () => {
     db = await create();
-    srv = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...env } });
+    srv = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...env }, quotaPrefix });
     await loadFixtures(srv.services, NOW);
     key = await srv.key('pro');
+    if (shared) peer = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...env }, quotaPrefix });
   }, 180_000);
   afterAll(async () => {
     jest.restoreAllMocks();
+    await peer?.stop();
     await srv?.stop();
     await db?.drop();
   });
@@ -75,6 +81,16 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env }) => {
     const csv = await get(routes[1][0]);
     expect((await get(routes[1][0], { 'If-None-Match': csv.headers.get('etag')! })).headers.get('x-next-start')).toBe(csv.headers.get('x-next-start'));
   });
+
+  if (shared) {
+    it('when another gateway on the same database and Redis is asked to revalidate, then it answers 304 from the tag the first remembered', async () => {
+      const path = eth('1m', 50, 60);
+      const tag = (await get(path)).headers.get('etag')!;
+      const reads = jest.spyOn(peer!.services.candles, 'pageAsJson');
+      const again = await peer!.rest(path, { key, headers: { 'If-None-Match': tag } });
+      expect([again.status, again.headers.get('etag'), reads.mock.calls.length]).toEqual([304, tag, 0]);
+    });
+  }
 
   it('when a candle inside the page is repaired, then the revalidation reads it and the tag changes', async () => {
     const path = eth('1m', 100, 110);
