@@ -3,7 +3,7 @@
  * CLI both build their services here, so they run the same code over the same storage.
  */
 import type { Config } from './config';
-import { migrate } from './db/migrator';
+import { migrate, MIGRATIONS_DIR } from './db/migrator';
 import { openDatabase } from './db/open-database';
 import { ReplicaRouter } from './db/replica-router';
 import { Store } from './db/store';
@@ -126,7 +126,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     health: databaseHealth,
   });
   try {
-    if (opts.migrate !== false) await migrate(db);
+    if (opts.migrate !== false) await migrate(db, MIGRATIONS_DIR, config.databaseEngine);
   } catch (err) {
     await db.close();
     throw err;
