@@ -72,7 +72,16 @@ async function scaleDatabase(server: string): Promise<{ name: string; url: strin
   if (ENGINE === 'citus') {
     const nodes = await query<{ host: string; port: number; coordinator: boolean }>(server, 'SELECT nodename AS host, nodeport AS port, groupid = 0 AS coordinator FROM pg_dist_node');
     await query(u.toString(), 'CREATE EXTENSION citus');
-    for (const n of nodes) await query(u.toString(), n.coordinator ? 'SELECT citus_set_coordinator_host($1, $2)' : 'SELECT citus_add_node($1, $2)', [n.host, n.port]);
+    for (const n of nodes) {
+      if (n.coordinator) {
+        await query(u.toString(), 'SELECT citus_set_coordinator_host($1, $2)', [n.host, n.port]);
+        continue;
+      }
+      const worker = new URL(u);
+      worker.host = `${n.host}:${n.port}`;
+      await query(worker.toString(), 'CREATE EXTENSION IF NOT EXISTS citus');
+      await query(u.toString(), 'SELECT citus_add_node($1, $2)', [n.host, n.port]);
+    }
   }
   return { name, url: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, server) };
 }

@@ -146,7 +146,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
         })
       : undefined;
   replicas?.start();
-  const store = new Store(db, replicas);
+  const store = new Store(db, replicas, config.databaseEngine);
   // Ingestion on PostgreSQL has a pool of its own (pg connects on first use: nothing is opened
   // where nothing ingests): an API burst never delays live data, and ingestion never takes the
   // API's connections. PGlite has one connection either way.
@@ -162,6 +162,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
             health: databaseHealth,
             locator: db.locator,
           }),
+          undefined,
+          config.databaseEngine,
         )
       : store;
   const clock = opts.clock ?? Date.now;

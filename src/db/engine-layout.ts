@@ -107,7 +107,8 @@ async function citusLayout(s: SqlSession): Promise<string[]> {
     }
     changed.push(`${t.name}: distributed by series_id`);
   }
-  for (const k of keys) await s.query(`ALTER TABLE ${k.tbl} ADD CONSTRAINT "${k.name}" ${k.def}`);
+  // Citus cascades no update of a distribution column; the service never changes a series' id.
+  for (const k of keys) await s.query(`ALTER TABLE ${k.tbl} ADD CONSTRAINT "${k.name}" ${k.def.replace(/ ON UPDATE (CASCADE|SET NULL|SET DEFAULT)/, '')}`);
   return changed;
 }
 

@@ -6,6 +6,7 @@
  */
 import { CandlesRepository } from './candles.repository';
 import type { Database, SqlSession } from './database';
+import type { DatabaseEngine } from './engine-layout';
 import { DerivativesRepository } from './derivatives.repository';
 import { FeaturesRepository } from './features.repository';
 import { FundingRepository } from './funding.repository';
@@ -56,10 +57,12 @@ export class Store implements RoutedRepositories {
   constructor(
     readonly db: Database,
     private readonly replicas?: ReplicaRouter,
+    /** DATABASE_ENGINE: the statement forms the repositories use. */
+    private readonly engine: DatabaseEngine = 'postgres',
   ) {
     this.partitions = new Partitions(db);
     this.series = new SeriesRepository(db);
-    this.candles = new CandlesRepository(db, this.partitions.on(db));
+    this.candles = new CandlesRepository(db, this.partitions.on(db), engine);
     this.funding = new FundingRepository(db);
     this.features = new FeaturesRepository(db, this.partitions.on(db));
     this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
@@ -74,7 +77,7 @@ export class Store implements RoutedRepositories {
   private routedOn(s: SqlSession): RoutedRepositories {
     return {
       series: this.series.on(s),
-      candles: new CandlesRepository(s),
+      candles: new CandlesRepository(s, undefined, this.engine),
       funding: new FundingRepository(s),
       features: new FeaturesRepository(s),
       derivatives: new DerivativesRepository(s),
@@ -113,7 +116,7 @@ export class Store implements RoutedRepositories {
     const partitions = this.partitions.on(s);
     return {
       series: this.series.on(s),
-      candles: new CandlesRepository(s, partitions),
+      candles: new CandlesRepository(s, partitions, this.engine),
       funding: new FundingRepository(s),
       features: new FeaturesRepository(s, partitions),
       derivatives: new DerivativesRepository(s, partitions),

@@ -95,7 +95,8 @@ export async function freshPostgres(serverUrl: string): Promise<FreshDatabase> {
 
 /**
  * Make the fresh database `url` a Citus cluster of the workers of `serverUrl`'s database (Citus
- * keeps its nodes per database; the coordinator propagates CREATE DATABASE to them).
+ * keeps its nodes per database; the coordinator propagates CREATE DATABASE to them, with
+ * citus.enable_create_database_propagation as scripts/engine-cluster.sh sets it).
  */
 export async function joinCitusWorkers(serverUrl: string, url: string): Promise<void> {
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -112,8 +113,17 @@ export async function joinCitusWorkers(serverUrl: string, url: string): Promise<
     if ((await c.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)).rowCount) return; // joined already
     await c.query('CREATE EXTENSION citus');
     for (const n of nodes) {
-      if (n.coordinator) await c.query('SELECT citus_set_coordinator_host($1, $2)', [n.host, n.port]);
-      else await c.query('SELECT citus_add_node($1, $2)', [n.host, n.port]);
+      if (n.coordinator) {
+        await c.query('SELECT citus_set_coordinator_host($1, $2)', [n.host, n.port]);
+        continue;
+      }
+      // The worker's copy of the database needs the extension before the coordinator adds it.
+      const worker = new URL(url);
+      worker.host = `${n.host}:${n.port}`;
+      const w = new pg.Client({ connectionString: worker.toString() });
+      await w.connect();
+      await w.query('CREATE EXTENSION IF NOT EXISTS citus').finally(() => w.end());
+      await c.query('SELECT citus_add_node($1, $2)', [n.host, n.port]);
     }
   } finally {
     await c.end();
