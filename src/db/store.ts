@@ -66,7 +66,7 @@ export class Store implements RoutedRepositories {
     this.funding = new FundingRepository(db);
     this.features = new FeaturesRepository(db, this.partitions.on(db));
     this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
-    this.multiAsset = new MultiAssetRepository(db);
+    this.multiAsset = new MultiAssetRepository(db, engine);
     this.quality = new QualityRepository(db.prisma, db);
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
@@ -81,7 +81,7 @@ export class Store implements RoutedRepositories {
       funding: new FundingRepository(s),
       features: new FeaturesRepository(s),
       derivatives: new DerivativesRepository(s),
-      multiAsset: new MultiAssetRepository(s),
+      multiAsset: new MultiAssetRepository(s, this.engine),
       quality: new QualityRepository(this.db.prisma, s),
       ingest: new IngestRepository(s),
     };
