@@ -63,7 +63,7 @@ export class Store implements RoutedRepositories {
     this.partitions = new Partitions(db);
     this.series = new SeriesRepository(db);
     this.candles = new CandlesRepository(db, this.partitions.on(db), engine);
-    this.funding = new FundingRepository(db);
+    this.funding = new FundingRepository(db, engine);
     this.features = new FeaturesRepository(db, this.partitions.on(db));
     this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
     this.multiAsset = new MultiAssetRepository(db, engine);
@@ -78,7 +78,7 @@ export class Store implements RoutedRepositories {
     return {
       series: this.series.on(s),
       candles: new CandlesRepository(s, undefined, this.engine),
-      funding: new FundingRepository(s),
+      funding: new FundingRepository(s, this.engine),
       features: new FeaturesRepository(s),
       derivatives: new DerivativesRepository(s),
       multiAsset: new MultiAssetRepository(s, this.engine),
@@ -117,7 +117,7 @@ export class Store implements RoutedRepositories {
     return {
       series: this.series.on(s),
       candles: new CandlesRepository(s, partitions, this.engine),
-      funding: new FundingRepository(s),
+      funding: new FundingRepository(s, this.engine),
       features: new FeaturesRepository(s, partitions),
       derivatives: new DerivativesRepository(s, partitions),
     };
