@@ -54,7 +54,8 @@ case "$cmd" in
     dir=${2:?DIR}; port=${3:?PORT}; n=${4:?N}; BIN=$(cat "$dir/bin")
     node "$dir/n$n" $((port + n)) citus
     for db in $(psql_at "$port" -At -c "SELECT datname FROM pg_database WHERE datname NOT LIKE 'template%'"); do
-      [ "$db" = postgres ] || psql_at $((port + n)) -c "CREATE DATABASE \"$db\""
+      # Citus copies the databases to a node added to the first one; create only what is missing.
+      psql_at $((port + n)) -At -c "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 || psql_at $((port + n)) -c "CREATE DATABASE \"$db\""
       psql_at $((port + n)) -d "$db" -c 'CREATE EXTENSION IF NOT EXISTS citus'
       if psql_at "$port" -d "$db" -At -c "SELECT 1 FROM pg_extension WHERE extname = 'citus'" | grep -q 1; then
         psql_at "$port" -d "$db" -c "SELECT citus_add_node('127.0.0.1', $((port + n)))" >/dev/null
