@@ -64,7 +64,7 @@ export class Store implements RoutedRepositories {
     this.series = new SeriesRepository(db);
     this.candles = new CandlesRepository(db, this.partitions.on(db), engine);
     this.funding = new FundingRepository(db, engine);
-    this.features = new FeaturesRepository(db, this.partitions.on(db));
+    this.features = new FeaturesRepository(db, this.partitions.on(db), engine);
     this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
     this.multiAsset = new MultiAssetRepository(db, engine);
     this.quality = new QualityRepository(db.prisma, db);
@@ -79,7 +79,7 @@ export class Store implements RoutedRepositories {
       series: this.series.on(s),
       candles: new CandlesRepository(s, undefined, this.engine),
       funding: new FundingRepository(s, this.engine),
-      features: new FeaturesRepository(s),
+      features: new FeaturesRepository(s, undefined, this.engine),
       derivatives: new DerivativesRepository(s),
       multiAsset: new MultiAssetRepository(s, this.engine),
       quality: new QualityRepository(this.db.prisma, s),
@@ -118,7 +118,7 @@ export class Store implements RoutedRepositories {
       series: this.series.on(s),
       candles: new CandlesRepository(s, partitions, this.engine),
       funding: new FundingRepository(s, this.engine),
-      features: new FeaturesRepository(s, partitions),
+      features: new FeaturesRepository(s, partitions, this.engine),
       derivatives: new DerivativesRepository(s, partitions),
     };
   }
