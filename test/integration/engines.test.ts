@@ -156,8 +156,11 @@ describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
     db = await freshPostgres(cluster.url);
   }, 240_000);
   afterAll(async () => {
-    await db?.drop();
-    await cluster?.stop();
+    try {
+      await db?.drop();
+    } finally {
+      await cluster?.stop();
+    }
   }, 120_000);
 
   convertsAndServes('timescaledb', () => db);
@@ -223,8 +226,11 @@ describeWithEngine('CITUS_PG_CONFIG', 'Citus, a coordinator and two workers', (p
     await joinCitusWorkers(cluster.url, db.url);
   }, 240_000);
   afterAll(async () => {
-    await db?.drop();
-    await cluster?.stop();
+    try {
+      await db?.drop();
+    } finally {
+      await cluster?.stop();
+    }
   }, 120_000);
 
   convertsAndServes('citus', () => db);
