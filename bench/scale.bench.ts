@@ -60,12 +60,29 @@ function checkOptions(): void {
   if (twice > 0) throw new Error(`--checkpoints ${CHECKPOINTS[twice - 1]} and ${CHECKPOINTS[twice]} are both reached by import ${after[twice]}: one symbol is ${int(MINUTES)} rows`);
 }
 
-/** A fresh database on the bench server, `mds_scale_…`. */
+/** DATABASE_ENGINE of the bench server (docs/SCALING.md): what the migrator lays out, and how sizes are summed. */
+const ENGINE = process.env.DATABASE_ENGINE ?? 'postgres';
+
+/** A fresh database on the bench server, `mds_scale_…`; on Citus given the workers of the server's own database. */
 async function scaleDatabase(server: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `mds_scale_${Date.now().toString(36)}`;
   await admin(`CREATE DATABASE ${name}`, server);
   const u = new URL(server);
   u.pathname = `/${name}`;
+  if (ENGINE === 'citus') {
+    const nodes = await query<{ host: string; port: number; coordinator: boolean }>(server, 'SELECT nodename AS host, nodeport AS port, groupid = 0 AS coordinator FROM pg_dist_node');
+    await query(u.toString(), 'CREATE EXTENSION citus');
+    for (const n of nodes) {
+      if (n.coordinator) {
+        await query(u.toString(), 'SELECT citus_set_coordinator_host($1, $2)', [n.host, n.port]);
+        continue;
+      }
+      const worker = new URL(u);
+      worker.host = `${n.host}:${n.port}`;
+      await query(worker.toString(), 'CREATE EXTENSION IF NOT EXISTS citus');
+      await query(u.toString(), 'SELECT citus_add_node($1, $2)', [n.host, n.port]);
+    }
+  }
   return { name, url: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, server) };
 }
 
@@ -115,19 +132,37 @@ async function importSymbol(url: string, symbol: string, file: string, cumulativ
   };
 }
 
-/** Size on disk of a table, summed over its partitions when it is partitioned. */
+/** Size on disk of a table, summed over its partitions (its chunks on TimescaleDB, its shards on Citus). */
 async function tableSize(url: string, table: string, rows: number) {
-  const [r] = await query<{ bytes: string; partitions: number }>(
-    url,
-    `SELECT coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)), pg_total_relation_size($1::regclass))::bigint AS bytes,
-            greatest(1, (SELECT count(*) FROM pg_partition_tree($1::regclass) WHERE isleaf))::int AS partitions`,
-    [table],
-  );
+  const sizes: Record<string, string> = {
+    postgres: `SELECT coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree($1::regclass)), pg_total_relation_size($1::regclass))::bigint AS bytes,
+                      greatest(1, (SELECT count(*) FROM pg_partition_tree($1::regclass) WHERE isleaf))::int AS partitions`,
+    timescaledb: `SELECT hypertable_size($1::regclass) AS bytes, (SELECT count(*)::int FROM show_chunks($1::regclass)) AS partitions`,
+    citus: `SELECT citus_total_relation_size($1::regclass) AS bytes, (SELECT count(*)::int FROM pg_dist_shard WHERE logicalrelid = $1::regclass) AS partitions`,
+  };
+  const [r] = await query<{ bytes: string; partitions: number }>(url, sizes[ENGINE], [table]);
   const bytes = Number(r.bytes);
   return { bytes, rows, bytesPerRow: rows > 0 ? bytes / rows : NaN, partitions: r.partitions };
 }
 
-const databaseBytes = async (url: string) => Number((await query<{ bytes: string }>(url, 'SELECT pg_database_size(current_database()) AS bytes'))[0].bytes);
+/** The database's size, on Citus summed over the coordinator and its workers. */
+const databaseBytes = async (url: string) =>
+  Number(
+    (
+      await query<{ bytes: string }>(
+        url,
+        ENGINE === 'citus'
+          ? `SELECT pg_database_size(current_database()) + (SELECT sum(result::bigint) FROM run_command_on_workers('SELECT pg_database_size(current_database())')) AS bytes`
+          : 'SELECT pg_database_size(current_database()) AS bytes',
+      )
+    )[0].bytes,
+  );
+
+/** On TimescaleDB, compress every chunk not compressed yet (what the policy does to chunks past COMPRESS_AFTER) before sizes are taken. */
+async function compressAll(url: string): Promise<void> {
+  if (ENGINE !== 'timescaledb') return;
+  await query(url, `SELECT compress_chunk(c, true) FROM (SELECT show_chunks(hypertable_name::regclass) AS c FROM timescaledb_information.hypertables) s`);
+}
 
 /** Sizes and row counts; per 1m candle, what the database grew by since it was empty (migrated). */
 async function disk(url: string, emptyBytes: number): Promise<Checkpoint['disk']> {
@@ -238,6 +273,7 @@ async function main(): Promise<void> {
       if (next < CHECKPOINTS.length && rec.cumulativeRows >= CHECKPOINTS[next]) {
         const t = performance.now();
         log(`checkpoint ${int(CHECKPOINTS[next])}: ${int(rec.cumulativeRows)} 1m candles of ${symbols.length} symbol${symbols.length === 1 ? '' : 's'}`);
+        await compressAll(db.url);
         gateway = await startProcess('src/server.js', { ...gatewayEnv(db.url), QUALITY_INTERVAL: '24h' }, '/health');
         const quality = await qualityJobMs(gateway.url);
         const [{ n: records }] = await query<{ n: number }>(db.url, 'SELECT count(*)::int AS n FROM quality');

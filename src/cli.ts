@@ -12,7 +12,8 @@ import { parseSince } from './domain/ingest-settings';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger } from './logger';
 import type { ExchangeRole } from './domain/exchanges';
-import { migrate } from './db/migrator';
+import { migrate, MIGRATIONS_DIR } from './db/migrator';
+import { DATABASE_ENGINES, isDatabaseEngine } from './db/engine-layout';
 import { SYMBOL, TIMEFRAME } from './domain/params/market-params';
 import { parseValue } from './domain/params/param';
 import { NEW_API_KEY } from './rest/serializers/api-key.serializer';
@@ -40,10 +41,15 @@ const PERP_IMPORT_OPTIONS: Command['options'] = {
 
 const COMMANDS: Record<string, Command> = {
   migrate: {
-    usage: 'mds migrate',
-    summary: 'apply pending database migrations (also done at every start)',
-    options: {},
-    run: async (services) => ({ applied: await migrate(services.store.db) }),
+    usage: 'mds migrate [--engine postgres|timescaledb|citus]',
+    summary: 'apply pending database migrations (also done at every start), then the table layout of the engine (docs/SCALING.md)',
+    options: { engine: { type: 'string', help: 'postgres, timescaledb or citus; default DATABASE_ENGINE (postgres)' } },
+    async run(services, options) {
+      const engine = options.engine === undefined ? services.config.databaseEngine : String(options.engine);
+      if (!isDatabaseEngine(engine)) throw new Error(`--engine: must be one of ${DATABASE_ENGINES.join(', ')}`);
+      if (engine !== 'postgres' && services.store.db.kind !== 'postgres') throw new Error(`--engine ${engine} needs DATABASE_URL`);
+      return { applied: await migrate(services.store.db, MIGRATIONS_DIR, engine), engine };
+    },
   },
   'import candles': {
     usage: 'mds import candles --exchange E --symbol S --timeframe TF --file F.csv',

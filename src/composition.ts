@@ -3,7 +3,7 @@
  * CLI both build their services here, so they run the same code over the same storage.
  */
 import type { Config } from './config';
-import { migrate } from './db/migrator';
+import { migrate, MIGRATIONS_DIR } from './db/migrator';
 import { openDatabase } from './db/open-database';
 import { ReplicaRouter } from './db/replica-router';
 import { Store } from './db/store';
@@ -130,7 +130,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     health: databaseHealth,
   });
   try {
-    if (opts.migrate !== false) await migrate(db);
+    if (opts.migrate !== false) await migrate(db, MIGRATIONS_DIR, config.databaseEngine);
   } catch (err) {
     await db.close();
     throw err;
@@ -150,7 +150,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
         })
       : undefined;
   replicas?.start();
-  const store = new Store(db, replicas);
+  const store = new Store(db, replicas, config.databaseEngine);
   // Ingestion on PostgreSQL has a pool of its own (pg connects on first use: nothing is opened
   // where nothing ingests): an API burst never delays live data, and ingestion never takes the
   // API's connections. PGlite has one connection either way.
@@ -166,6 +166,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
             health: databaseHealth,
             locator: db.locator,
           }),
+          undefined,
+          config.databaseEngine,
         )
       : store;
   const clock = opts.clock ?? Date.now;

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseConnectionUrl } from './db/connection-url';
+import { DATABASE_ENGINES, type DatabaseEngine } from './db/engine-layout';
 import { parseSince, parseSymbolList, parseSymbolMap, type SymbolMap } from './domain/ingest-settings';
 import { CANDLE_TIMEFRAMES, type CandleTimeframe } from './domain/timeframe';
 import { resolveTierLimits, type TierLimits } from './domain/tier-limits';
@@ -50,6 +51,8 @@ const schema = z
     DATABASE_QUERY_TIMEOUT: duration('15s').refine((ms) => ms >= 100 && ms <= 3_600_000, 'must be between 100ms and 1h'),
     // Streaming standbys of DATABASE_URL for the API's data reads (docs/ARCHITECTURE.md, Read replicas).
     DATABASE_REPLICA_URLS: optionalString,
+    // The engine under DATABASE_URL and the table layout the migrator gives it (docs/SCALING.md).
+    DATABASE_ENGINE: z.enum(DATABASE_ENGINES).default('postgres'),
     // The replicas' positions are polled every second: a bound under that would drop them between polls.
     REPLICA_MAX_LAG: duration('5s').refine((ms) => ms >= 1_000 && ms <= 3_600_000, 'must be between 1s and 1h'),
     DATA_DIR: z.string().min(1).default('./data'),
@@ -127,6 +130,12 @@ const schema = z
         ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: (err as Error).message });
       }
     }
+    if (vars.DATABASE_ENGINE !== 'postgres' && vars.DATABASE_URL === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_ENGINE'], message: `${vars.DATABASE_ENGINE} needs DATABASE_URL (the embedded PGlite is plain PostgreSQL)` });
+    }
+    if (vars.DATABASE_ENGINE === 'citus' && vars.DATABASE_REPLICA_URLS !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_REPLICA_URLS'], message: 'must stay unset on citus (the lag check compares one server WAL)' });
+    }
     if (vars.REDIS_SENTINELS !== undefined) {
       try {
         parseSentinels(vars.REDIS_SENTINELS);
@@ -171,6 +180,8 @@ export interface Config {
   databaseReplicaUrls: string[];
   /** A replica serves reads only while it has replayed the primary's WAL position of at most this long ago, ms. */
   replicaMaxLagMs: number;
+  /** DATABASE_ENGINE: the table layout the migrator makes and the statement forms the service uses. */
+  databaseEngine: DatabaseEngine;
   dataDir: string;
   /** Quotas and events shared through Redis; absent: in process (one instance). */
   redis?: RedisTarget;
@@ -247,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT,
     databaseReplicaUrls: vars.DATABASE_REPLICA_URLS === undefined ? [] : parseReplicaUrls(vars.DATABASE_REPLICA_URLS),
     replicaMaxLagMs: vars.REPLICA_MAX_LAG,
+    databaseEngine: vars.DATABASE_ENGINE,
     dataDir: path.resolve(vars.DATA_DIR),
     redis:
       vars.REDIS_URL === undefined && vars.REDIS_SENTINELS === undefined

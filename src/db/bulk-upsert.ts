@@ -36,6 +36,12 @@ export interface BulkUpsertOptions {
 
 const UNIQUE_VIOLATION = '23505';
 
+/** A unique violation; Citus reports a worker's, met by a COPY, as XX000 with PostgreSQL's message. */
+function isUniqueViolation(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string };
+  return code === UNIQUE_VIOLATION || (code === 'XX000' && /^duplicate key value violates unique constraint/.test(message ?? ''));
+}
+
 /**
  * Inputs up to this size (the live path's few candles or feature rows) are upserted with one
  * INSERT ... ON CONFLICT: one round trip instead of the savepoint, the COPY and its release.
@@ -77,7 +83,7 @@ export async function bulkUpsert(
       return;
     } catch (err) {
       await tx.query('ROLLBACK TO SAVEPOINT bulk_copy');
-      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+      if (!isUniqueViolation(err)) throw err;
     }
   } finally {
     // The input is read to its end, or given up (a failed COPY, a unique violation): either

@@ -51,23 +51,30 @@ ON CONFLICT (series_id, timeframe, time) DO UPDATE
  * first and last funding time, and the first and last closed minute of the perpetual's context
  * (`derivatives`), at $2 (now).
  */
-export const COVERAGE_SQL = `
+const coverageSql = (series: string, id: string) => `
 SELECT s.id AS series_id, tf.timeframe,
-       ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe ORDER BY time LIMIT 1)`)} AS first,
-       ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = s.id AND c.timeframe = tf.timeframe AND c.time + tf.period <= $2 ORDER BY time DESC LIMIT 1)`)} AS last
-FROM unnest($1::int[]) AS s(id)
+       ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = ${id} AND c.timeframe = tf.timeframe ORDER BY time LIMIT 1)`)} AS first,
+       ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = ${id} AND c.timeframe = tf.timeframe AND c.time + tf.period <= $2 ORDER BY time DESC LIMIT 1)`)} AS last
+FROM ${series}
 CROSS JOIN (VALUES ('1m', interval '1 minute'), ('5m', interval '5 minutes'), ('15m', interval '15 minutes'),
                    ('1h', interval '1 hour'), ('4h', interval '4 hours'), ('1d', interval '1 day')) AS tf(timeframe, period)
 UNION ALL
 SELECT s.id, 'funding',
-       ${sqlTime('(SELECT min(time) FROM funding_rates f WHERE f.series_id = s.id)')},
-       ${sqlTime('(SELECT max(time) FROM funding_rates f WHERE f.series_id = s.id AND f.time <= $2)')}
-FROM unnest($1::int[]) AS s(id)
+       ${sqlTime(`(SELECT min(time) FROM funding_rates f WHERE f.series_id = ${id})`)},
+       ${sqlTime(`(SELECT max(time) FROM funding_rates f WHERE f.series_id = ${id} AND f.time <= $2)`)}
+FROM ${series}
 UNION ALL
 SELECT s.id, 'derivatives',
-       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = s.id AND d.timeframe = '1m' ORDER BY time LIMIT 1)`)},
-       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = s.id AND d.timeframe = '1m' AND d.time + interval '1 minute' <= $2 ORDER BY time DESC LIMIT 1)`)}
-FROM unnest($1::int[]) AS s(id)`;
+       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = ${id} AND d.timeframe = '1m' ORDER BY time LIMIT 1)`)},
+       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = ${id} AND d.timeframe = '1m' AND d.time + interval '1 minute' <= $2 ORDER BY time DESC LIMIT 1)`)}
+FROM ${series}`;
+export const COVERAGE_SQL = coverageSql('unnest($1::int[]) AS s(id)', 's.id');
+/**
+ * The same for one series ($1), for Citus (DATABASE_ENGINE=citus): every table then names one
+ * value of the distribution column, so the statement runs whole on the series' worker; Citus
+ * cannot run the form above, correlated subqueries over an unnest of several series.
+ */
+export const COVERAGE_ONE_SQL = coverageSql('(VALUES ($1::int)) AS s(id)', '$1::int');
 
 /**
  * Mean |perp - spot| / spot of series $1 and $2 at timeframe $3 over [$4, $5]: one range scan of

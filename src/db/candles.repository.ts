@@ -15,7 +15,8 @@ import { bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleJson, candleOf, candleWithFlowOf } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
-import { COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
+import { COVERAGE_ONE_SQL, COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
+import type { DatabaseEngine } from './engine-layout';
 import type { SqlSession, TextRow } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { apiTimeOfEpoch, sqlEpochMs } from './sql';
@@ -69,6 +70,8 @@ export class CandlesRepository {
     private readonly db: SqlSession,
     /** The time partitions of what it writes (partitions.ts). */
     private readonly partitions: PartitionGuard = READ_ONLY,
+    /** DATABASE_ENGINE: selects the statement forms an engine needs (engine-layout.ts). */
+    private readonly engine: DatabaseEngine = 'postgres',
   ) {}
 
   // ---- reads served by the API -----------------------------------------------------------
@@ -119,10 +122,11 @@ export class CandlesRepository {
    * and last funding time and context minute; timeframes without rows are left out.
    */
   async coverage(ids: readonly number[], now: Date): Promise<CoverageRow[]> {
-    const rows = await this.db.query<{ series_id: number; timeframe: Coverage['timeframe']; first: string | null; last: string | null }>(
-      COVERAGE_SQL,
-      [ids, now],
-    );
+    type Row = { series_id: number; timeframe: Coverage['timeframe']; first: string | null; last: string | null };
+    const rows =
+      this.engine === 'citus'
+        ? (await Promise.all(ids.map((id) => this.db.query<Row>(COVERAGE_ONE_SQL, [id, now])))).flat()
+        : await this.db.query<Row>(COVERAGE_SQL, [ids, now]);
     const out: CoverageRow[] = [];
     for (const r of rows) if (r.first !== null) out.push({ seriesId: r.series_id, timeframe: r.timeframe, first: r.first, last: r.last });
     return out;

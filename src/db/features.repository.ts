@@ -10,6 +10,7 @@ import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import type { QueryOptions, SqlSession } from './database';
+import type { DatabaseEngine } from './engine-layout';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
@@ -41,6 +42,8 @@ export class FeaturesRepository {
     private readonly db: SqlSession,
     /** The time partitions of what it writes (partitions.ts). */
     private readonly partitions: PartitionGuard = READ_ONLY,
+    /** DATABASE_ENGINE: on Citus the spot series' closes are read apart (another worker's shard). */
+    private readonly engine: DatabaseEngine = 'postgres',
   ) {}
 
   /**
@@ -138,13 +141,23 @@ export class FeaturesRepository {
     if (span.first === null || span.last === null) return;
     await this.partitions.ensure([{ timeframe: 'funding', fromMs: span.first, toMs: span.last }]);
     await this.db.query(
-      `WITH base AS (
+      `WITH ${
+        this.engine === 'citus'
+          ? // A materialized CTE is planned on its own (the spot series' worker), the rest on the perpetual's.
+            `spot AS MATERIALIZED (SELECT time, close FROM candles WHERE series_id = $2 AND timeframe = '1h'), base AS (
+         SELECT f.time, f.rate, (p.close - sp.close) / sp.close AS premium
+         FROM funding_rates f
+         LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
+         LEFT JOIN spot sp ON sp.time = f.time - interval '1 hour'
+         WHERE f.series_id = $1`
+          : `base AS (
          SELECT f.time, f.rate, (p.close - sp.close) / sp.close AS premium
          FROM funding_rates f
          LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
          LEFT JOIN candles sp ON sp.timeframe = '1h' AND sp.time = f.time - interval '1 hour'
            AND sp.series_id = $2
-         WHERE f.series_id = $1
+         WHERE f.series_id = $1`
+      }
        ), rates AS (
          SELECT time, rate, premium,
                 count(*) OVER w720 AS n720, avg(rate) OVER w720 AS mean, stddev_samp(rate) OVER w720 AS sd,

@@ -7,13 +7,31 @@ import type { FundingRate } from '../domain/market';
 import { bulkUpsert } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import type { SqlSession } from './database';
+import type { DatabaseEngine } from './engine-layout';
 import { groupBySeries, sqlDecimal, sqlEpochMs, sqlFloat, sqlTime, type WithSeries } from './sql';
 
 export class FundingRepository {
-  constructor(private readonly db: SqlSession) {}
+  constructor(
+    private readonly db: SqlSession,
+    /** DATABASE_ENGINE: Citus cannot push down the per-series LATERAL form of `pages`. */
+    private readonly engine: DatabaseEngine = 'postgres',
+  ) {}
 
   /** Up to `limit` funding rows per perp series in [start, end], ascending. */
   async pages(ids: readonly number[], start: Date, end: Date, limit: number): Promise<Map<number, FundingRate[]>> {
+    if (this.engine === 'citus') {
+      // One statement per series, each naming one value of the distribution column: it runs whole on that series' worker.
+      const each = await Promise.all(
+        ids.map((id) =>
+          this.db.query<WithSeries<FundingRate>>(
+            `SELECT series_id, ${sqlTime('time')} AS time, ${sqlDecimal('rate', 8)} AS rate FROM funding_rates
+             WHERE series_id = $1 AND time >= $2 AND time <= $3 ORDER BY time LIMIT $4`,
+            [id, start, end, limit],
+          ),
+        ),
+      );
+      return groupBySeries(each.flat());
+    }
     const rows = await this.db.query<WithSeries<FundingRate>>(
       `SELECT s.id AS series_id, ${sqlTime('f.time')} AS time, ${sqlDecimal('f.rate', 8)} AS rate
        FROM unnest($1::int[]) AS s(id)

@@ -3,12 +3,14 @@
  * `_prisma_migrations` the way `prisma migrate deploy` does, so the Prisma CLI (where its
  * schema engine is available) sees the same history. Safe to run twice and from several
  * processes at once: a session advisory lock serializes runners, and applied names are skipped.
+ * Then, under the same lock, the layout of DATABASE_ENGINE (engine-layout.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from './database';
+import { applyEngineLayout, type DatabaseEngine } from './engine-layout';
 import { holdingLock, LOCK_KEYS } from './locks.repository';
 
 /** prisma/migrations of this checkout, found upward from here (src/db or dist/src/db). */
@@ -51,8 +53,8 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFil
   );
 }
 
-/** Apply pending migrations; returns the names applied by this call. */
-export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
+/** Apply pending migrations, then the layout of `engine`; returns the names applied by this call. */
+export async function migrate(db: Database, dir = MIGRATIONS_DIR, engine: DatabaseEngine = 'postgres'): Promise<string[]> {
   const files = await readMigrations(dir);
   return db.session((s) =>
     holdingLock(s, LOCK_KEYS.migration, async () => {
@@ -83,6 +85,7 @@ export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<strin
         }
         ran.push(f.name);
       }
+      await applyEngineLayout(s, engine);
       return ran;
     }),
   );

@@ -5,6 +5,7 @@
  */
 import type { MultiAssetSource } from '../domain/multi-asset';
 import type { SqlSession } from './database';
+import type { DatabaseEngine } from './engine-layout';
 import { sqlDecimal, sqlTime } from './sql';
 
 const TABLES: Record<MultiAssetSource['kind'], string> = { candles: 'candles', funding: 'funding_rates', features: 'features', derivatives: 'derivatives' };
@@ -16,7 +17,11 @@ export interface MultiAssetValue {
 }
 
 export class MultiAssetRepository {
-  constructor(private readonly db: SqlSession) {}
+  constructor(
+    private readonly db: SqlSession,
+    /** DATABASE_ENGINE: Citus cannot push down the per-series LATERAL form below. */
+    private readonly engine: DatabaseEngine = 'postgres',
+  ) {}
 
   /**
    * One value per (time, series), ascending by time, for the first `limit` distinct times at
@@ -32,6 +37,24 @@ export class MultiAssetRepository {
     const table = TABLES[source.kind];
     const { column, places, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
+    if (this.engine === 'citus') {
+      // The same rows from a filter on the distribution column: each worker scans its series,
+      // the coordinator keeps the page's times.
+      return this.db.query<MultiAssetValue & Record<string, unknown>>(
+        `WITH page AS (
+           SELECT max(time) AS last FROM (
+             SELECT DISTINCT time FROM ${table}
+             WHERE series_id = ANY($1::int[]) ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
+             ORDER BY time LIMIT $4
+           ) t
+         )
+         SELECT ${sqlTime('v.time')} AS time, v.series_id, ${sqlDecimal(`v.${column}`, places)} AS value
+         FROM ${table} v
+         WHERE v.series_id = ANY($1::int[]) ${tfFilter} AND v.time >= $2 AND v.time <= (SELECT last FROM page) AND v.${column} IS NOT NULL
+         ORDER BY v.time, v.series_id`,
+        [ids, start, end, limit],
+      );
+    }
     return this.db.query<MultiAssetValue & Record<string, unknown>>(
       `WITH page AS (
          SELECT max(time) AS last FROM (

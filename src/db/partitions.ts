@@ -3,8 +3,8 @@
  * timeframe, ranged by month or year, with no DEFAULT partition, so writers call `ensure` first.
  * `mds_ensure_partitions` creates them on a connection of its own, committed at once, so the
  * writer's later statements see them (PostgreSQL routes each statement by the partitions committed
- * when it starts). Retention detaches CONCURRENTLY, then drops. A `candles` of another layout (a
- * TimescaleDB hypertable, docs/SCALING.md) manages its own partitions: then this does nothing.
+ * when it starts). Retention detaches CONCURRENTLY, then drops. On an engine's layout
+ * (engine-layout.ts) the engine manages its own partitions: retention deletes rows, then drops chunks.
  */
 import type { Database, SqlSession } from './database';
 import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
@@ -203,6 +203,7 @@ export class Partitions {
    */
   async dropBefore(timeframe: FeatureTimeframe, cutoffMs: number): Promise<string[]> {
     if (cutoffMs > this.clock() - MIN_RETENTION_MS) throw new Error(`retention of ${timeframe} shorter than 8 days`);
+    if (!(await this.managed())) return this.dropOnEngine(timeframe, cutoffMs);
     return this.db.session(async (s) => {
       const dropped: string[] = [];
       for (const p of await this.list(s)) {
@@ -213,6 +214,35 @@ export class Partitions {
         await new WatermarksRepository(s).movePeriod(p.timeframe, p.startMs);
         await s.query(`DROP TABLE "${p.name}"`);
         dropped.push(p.name);
+      }
+      return dropped;
+    });
+  }
+
+  /**
+   * Retention on an engine's layout (engine-layout.ts): the timeframe's rows before the cutoff
+   * are deleted (on TimescaleDB whole compressed batches, which are segmented by timeframe),
+   * then `drop_chunks` drops the chunks that held nothing else. Returns the chunks dropped.
+   */
+  private async dropOnEngine(timeframe: FeatureTimeframe, cutoffMs: number): Promise<string[]> {
+    const cutoff = new Date(cutoffMs);
+    return this.db.session(async (s) => {
+      const [{ timescale }] = await s.query<{ timescale: boolean }>(`SELECT to_regclass('timescaledb_information.chunks') IS NOT NULL AS timescale`);
+      const dropped: string[] = [];
+      for (const table of tablesOf(timeframe)) {
+        await s.query(`DELETE FROM "${table}" WHERE timeframe = $1 AND "time" < $2`, [timeframe, cutoff]);
+        if (!timescale) continue;
+        const chunks = await s.query<{ name: string; from: Date; to: Date }>(
+          `SELECT chunk_name AS name, range_start AS "from", range_end AS "to" FROM timescaledb_information.chunks
+           WHERE hypertable_schema = current_schema() AND hypertable_name = $1 AND range_end <= $2 ORDER BY range_start`,
+          [table, cutoff],
+        );
+        for (const c of chunks) {
+          const [{ empty }] = await s.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM "${table}" WHERE "time" >= $1 AND "time" < $2) AS empty`, [c.from, c.to]);
+          if (!empty) continue;
+          await s.query(`SELECT drop_chunks($1::regclass, older_than => $2::timestamptz, newer_than => $3::timestamptz)`, [table, c.to, c.from]);
+          dropped.push(c.name);
+        }
       }
       return dropped;
     });

@@ -6,6 +6,7 @@
  */
 import { CandlesRepository } from './candles.repository';
 import type { Database, SqlSession } from './database';
+import type { DatabaseEngine } from './engine-layout';
 import { DerivativesRepository } from './derivatives.repository';
 import { FeaturesRepository } from './features.repository';
 import { FundingRepository } from './funding.repository';
@@ -59,14 +60,16 @@ export class Store implements RoutedRepositories {
   constructor(
     readonly db: Database,
     private readonly replicas?: ReplicaRouter,
+    /** DATABASE_ENGINE: the statement forms the repositories use. */
+    private readonly engine: DatabaseEngine = 'postgres',
   ) {
     this.partitions = new Partitions(db);
     this.series = new SeriesRepository(db);
-    this.candles = new CandlesRepository(db, this.partitions.on(db));
-    this.funding = new FundingRepository(db);
-    this.features = new FeaturesRepository(db, this.partitions.on(db));
+    this.candles = new CandlesRepository(db, this.partitions.on(db), engine);
+    this.funding = new FundingRepository(db, engine);
+    this.features = new FeaturesRepository(db, this.partitions.on(db), engine);
     this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
-    this.multiAsset = new MultiAssetRepository(db);
+    this.multiAsset = new MultiAssetRepository(db, engine);
     this.quality = new QualityRepository(db.prisma, db);
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
@@ -78,11 +81,11 @@ export class Store implements RoutedRepositories {
   private routedOn(s: SqlSession): RoutedRepositories {
     return {
       series: this.series.on(s),
-      candles: new CandlesRepository(s),
-      funding: new FundingRepository(s),
-      features: new FeaturesRepository(s),
+      candles: new CandlesRepository(s, undefined, this.engine),
+      funding: new FundingRepository(s, this.engine),
+      features: new FeaturesRepository(s, undefined, this.engine),
       derivatives: new DerivativesRepository(s),
-      multiAsset: new MultiAssetRepository(s),
+      multiAsset: new MultiAssetRepository(s, this.engine),
       quality: new QualityRepository(this.db.prisma, s),
       ingest: new IngestRepository(s),
       watermarks: new WatermarksRepository(s),
@@ -118,9 +121,9 @@ export class Store implements RoutedRepositories {
     const partitions = this.partitions.on(s);
     return {
       series: this.series.on(s),
-      candles: new CandlesRepository(s, partitions),
-      funding: new FundingRepository(s),
-      features: new FeaturesRepository(s, partitions),
+      candles: new CandlesRepository(s, partitions, this.engine),
+      funding: new FundingRepository(s, this.engine),
+      features: new FeaturesRepository(s, partitions, this.engine),
       derivatives: new DerivativesRepository(s, partitions),
     };
   }

@@ -1,7 +1,9 @@
 /**
  * The databases a suite runs on, one case each: embedded PGlite in memory always, and a fresh
  * database on the PostgreSQL server when DATABASE_URL is set (skipped visibly otherwise, see
- * requirements.ts). Both get the real migrations when opened through the services.
+ * requirements.ts). Both get the real migrations when opened through the services. With
+ * DATABASE_ENGINE set, the server is an engine cluster (docs/SCALING.md) and the migrations make
+ * its layout: on Citus each fresh database gets the coordinator's workers.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -37,7 +39,7 @@ export function databaseCases(): DatabaseCase[] {
         const db = await create();
         if (!db) return openServices(testConfig(), { dataDir: 'memory' });
         drops.push(db.drop);
-        return openServices(testConfig({ DATABASE_URL: db.url }));
+        return openServices(testConfig({ DATABASE_URL: db.url, DATABASE_ENGINE: process.env.DATABASE_ENGINE }));
       },
       cleanup: async () => {
         await Promise.all(drops.splice(0).map((d) => d()));
@@ -75,8 +77,10 @@ export async function freshPostgres(serverUrl: string): Promise<FreshDatabase> {
   } finally {
     await admin.end();
   }
+  const url = withDatabase(serverUrl, name);
+  if (process.env.DATABASE_ENGINE === 'citus') await joinCitusWorkers(serverUrl, url);
   return {
-    url: withDatabase(serverUrl, name),
+    url,
     async drop() {
       const c = new pg.Client({ connectionString: serverUrl });
       await c.connect();
@@ -87,4 +91,41 @@ export async function freshPostgres(serverUrl: string): Promise<FreshDatabase> {
       }
     },
   };
+}
+
+/**
+ * Make the fresh database `url` a Citus cluster of the workers of `serverUrl`'s database (Citus
+ * keeps its nodes per database; the coordinator propagates CREATE DATABASE to them, with
+ * citus.enable_create_database_propagation as scripts/engine-cluster.sh sets it).
+ */
+export async function joinCitusWorkers(serverUrl: string, url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  let nodes: Array<{ host: string; port: number; coordinator: boolean }>;
+  try {
+    nodes = (await admin.query('SELECT nodename AS host, nodeport AS port, groupid = 0 AS coordinator FROM pg_dist_node ORDER BY nodeid')).rows;
+  } finally {
+    await admin.end();
+  }
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    if ((await c.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`)).rowCount) return; // joined already
+    await c.query('CREATE EXTENSION citus');
+    for (const n of nodes) {
+      if (n.coordinator) {
+        await c.query('SELECT citus_set_coordinator_host($1, $2)', [n.host, n.port]);
+        continue;
+      }
+      // The worker's copy of the database needs the extension before the coordinator adds it.
+      const worker = new URL(url);
+      worker.host = `${n.host}:${n.port}`;
+      const w = new pg.Client({ connectionString: worker.toString() });
+      await w.connect();
+      await w.query('CREATE EXTENSION IF NOT EXISTS citus').finally(() => w.end());
+      await c.query('SELECT citus_add_node($1, $2)', [n.host, n.port]);
+    }
+  } finally {
+    await c.end();
+  }
 }

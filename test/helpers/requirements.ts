@@ -73,3 +73,19 @@ export function describeWith(needs: Requirement | Requirement[], title: string, 
   else describe.skip(`${title} (skipped: ${list.filter((_, i) => values[i] === undefined).join(', ')} missing)`, () => it('needs a service', () => undefined));
 }
 
+
+/** The pg_config of an engine built by hand (docs/SCALING.md, Getting the engines). */
+export type EngineBuild = 'TIMESCALEDB_PG_CONFIG' | 'CITUS_PG_CONFIG';
+
+/**
+ * `describe` when `name` points at an engine build's pg_config, else a visibly skipped block,
+ * even under REQUIRE_SERVICES=1: CI cannot fetch and build the engines' sources.
+ */
+export function describeWithEngine(name: EngineBuild, title: string, fn: (pgConfig: string) => void): void {
+  const value = process.env[name];
+  const usable = value !== undefined && existsSync(value);
+  if (usable) return describe(title, () => fn(value));
+  const why = value === undefined ? `${name} is unset` : `${name}=${value} does not exist`;
+  console.warn(`[skip] ${why}: the ${title} tests are skipped (docs/SCALING.md builds the engine)`);
+  describe.skip(`${title} (skipped: ${why})`, () => it('needs an engine build', () => undefined));
+}
