@@ -46,8 +46,15 @@ function sessionOf(q: PGlite | Transaction, textRows: PgliteTextRows, inTransact
   };
 }
 
+/**
+ * PostgreSQL's default shared_buffers (128 MB) lives in PGlite's WebAssembly memory, which never
+ * shrinks: a buffer pool near the size of the whole demo data set, mostly a second copy of
+ * files the operating system caches anyway. A small pool keeps the server's memory small.
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
-  const db = await PGlite.create(dataDir);
+  const db = await PGlite.create(dataDir, { startParams: START_PARAMS });
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPGlite(db) }));
   const textRows = new PgliteTextRows(db);
   const base = sessionOf(db, textRows, false);
