@@ -2,8 +2,9 @@
  * The embedded default's first start seeds its demo data in a child process: PGlite's memory
  * (its WebAssembly heap) only grows, so a server that seeded in-process would carry what the
  * seed's writes took for its whole life. The child creates DATA_DIR, migrates, seeds and exits;
- * the server then opens the seeded files (the child also ran the partition and quality jobs once,
- * so their first runs in the server wait an interval). Run as a script, this file is that child.
+ * the server then opens the seeded files. The child also scores the data (the quality job), so
+ * the server's first runs of its jobs wait an interval: writers ensure their own partitions.
+ * Run as a script, this file is that child.
  */
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,13 +17,15 @@ import type { SeedSummary } from './services/demo-seed.service';
 /** What the child reports before it exits. */
 type ChildMessage = { summary: SeedSummary | null; durationMs: number } | { error: string };
 
+/** The child runs this file with node: only from a build (dist/), not from TypeScript sources. */
+export const CHILD_RUNNABLE = __filename.endsWith('.js');
+
 /**
  * Whether this start seeds in a child: the embedded database, seeding on, and DATA_DIR holding
- * no database yet (PGlite writes PG_VERSION when it creates one). A compiled build only: the
- * child runs this file with node.
+ * no database yet (PGlite writes PG_VERSION when it creates one).
  */
-export function seedsInChild(config: Config, dataDir: string): boolean {
-  return !config.databaseUrl && config.seedDemo && dataDir !== 'memory' && !existsSync(path.join(dataDir, 'PG_VERSION')) && __filename.endsWith('.js');
+export function seedsInChild(config: Pick<Config, 'databaseUrl' | 'seedDemo'>, dataDir: string): boolean {
+  return !config.databaseUrl && config.seedDemo && dataDir !== 'memory' && !existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
 /** Create and seed DATA_DIR in a child process; its summary, or its failure as an Error. */
@@ -53,11 +56,8 @@ async function childMain(): Promise<void> {
     try {
       const started = Date.now();
       const summary = await services.seeder.seedIfEmpty(services.clock(), () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)'));
-      if (summary) {
-        // The server's first runs of these jobs, done here: the server starts idle.
-        await services.partitions.runExclusive(services.clock());
-        await services.quality.runExclusive(services.clock());
-      }
+      // The quality job's first run, done here over what was written: the server starts idle.
+      if (summary) await services.quality.runExclusive(services.clock());
       await send({ summary, durationMs: Date.now() - started });
     } finally {
       await services.close();

@@ -24,7 +24,7 @@ import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
-import { seedInChild, seedsInChild } from './seed-process';
+import { CHILD_RUNNABLE, seedInChild, seedsInChild } from './seed-process';
 import { onShutdownSignals } from './shutdown';
 import { withRoutableTarget } from './transport/request-target';
 
@@ -45,7 +45,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
   // A first embedded start seeds in a child process (src/seed-process.ts), before the server
   // opens the database: it listens only once the data is in.
-  const seeded = seedsInChild(config, opts.dataDir ?? config.dataDir) ? await seedInChild(logger) : null;
+  const seeded = CHILD_RUNNABLE && seedsInChild(config, opts.dataDir ?? config.dataDir) ? await seedInChild(logger) : null;
   const services = await openServices(config, { logger, ...opts });
   const metrics = services.metrics;
   const now = services.clock;
@@ -112,7 +112,8 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     keepAliveMs: config.graphqlWsKeepAliveMs,
   });
   metrics.subscriptionCounts(() => ({ sockets: subscriptions.sockets(), subscriptions: hub.size }));
-  // The seed's child ran both jobs over what it wrote: their first runs here wait an interval.
+  // After a seed in a child (which scored the data; writers ensure their own partitions), the
+  // jobs' first runs here wait an interval: the server starts idle.
   const jobsDone = seeded?.summary != null;
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics, !jobsDone);
   const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics, !jobsDone);

@@ -11,9 +11,10 @@ import { createPgliteDatabase } from './pglite.database';
 
 /** dist/pglite-template beside dist/src (from src/db in a checkout: absent, never used). */
 export const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'pglite-template');
-const STAMP = '.mds-template';
+export const STAMP = '.mds-template';
 
-async function stamp(): Promise<string> {
+/** What the template was made from: this PGlite's version and the migrations' names and checksums. */
+export async function templateStamp(): Promise<string> {
   // Its package.json is not exported: read beside the entry point (dist/index.cjs).
   const pkg = path.join(path.dirname(require.resolve('@electric-sql/pglite')), '..', 'package.json');
   const pglite = (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;
@@ -23,7 +24,7 @@ async function stamp(): Promise<string> {
 
 /** Make the template (the build's step); nothing to do when the one there is current. */
 export async function buildTemplate(dir = TEMPLATE_DIR): Promise<boolean> {
-  const want = await stamp();
+  const want = await templateStamp();
   if (existsSync(path.join(dir, STAMP)) && readFileSync(path.join(dir, STAMP), 'utf8') === want) return false;
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -42,7 +43,7 @@ export async function buildTemplate(dir = TEMPLATE_DIR): Promise<boolean> {
 /** Fill a DATA_DIR holding no database yet from the template when it is current; whether it did. */
 export async function copyTemplate(dataDir: string, dir = TEMPLATE_DIR): Promise<boolean> {
   if (existsSync(path.join(dataDir, 'PG_VERSION')) || !existsSync(path.join(dir, STAMP))) return false;
-  if (readFileSync(path.join(dir, STAMP), 'utf8') !== (await stamp())) return false;
+  if (readFileSync(path.join(dir, STAMP), 'utf8') !== (await templateStamp())) return false;
   // PG_VERSION last: a copy cut short is not taken for a database.
   const last = [path.join(dir, STAMP), path.join(dir, 'PG_VERSION')];
   cpSync(dir, dataDir, { recursive: true, filter: (src) => !last.includes(src) });
