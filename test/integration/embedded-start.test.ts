@@ -78,9 +78,11 @@ describe('the first embedded start', () => {
     const out = gateway.output();
     const key = /shown once\): (\S+)/.exec(out)![1];
     // The first request after "listening": the demo data is already there.
-    const res = await fetch(`${gateway.url}/v1/ohlcv?exchange=spot&symbol=BTC-USDT&timeframe=1h&limit=3`, { headers: { 'X-API-Key': key } });
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(3);
+    const start = new Date(Date.now() - 86_400_000).toISOString();
+    const res = await fetch(`${gateway.url}/v1/ohlcv?exchange=spot&symbol=BTC-USDT&timeframe=1h&start=${start}&limit=3`, { headers: { 'X-API-Key': key } });
+    const body = await res.text();
+    expect(`${res.status} ${body.slice(0, 200)}`).toMatch(/^200 /);
+    expect((JSON.parse(body) as { data: unknown[] }).data).toHaveLength(3);
     // Seeded once, by the child (its summary logged by the server before it listened).
     expect(out.match(/empty database: seeding demo data/g)).toHaveLength(1);
     expect(out.indexOf('"msg":"demo data seeded"')).toBeLessThan(out.indexOf('listening on'));
