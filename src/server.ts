@@ -24,6 +24,7 @@ import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
+import { CHILD_RUNNABLE, seedInChild, seedsInChild } from './seed-process';
 import { onShutdownSignals } from './shutdown';
 import { withRoutableTarget } from './transport/request-target';
 
@@ -42,6 +43,9 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
+  // A first embedded start seeds in a child process (src/seed-process.ts), before the server
+  // opens the database: it listens only once the data is in.
+  const seeded = CHILD_RUNNABLE && seedsInChild(config, opts.dataDir ?? config.dataDir) ? await seedInChild(logger) : null;
   const services = await openServices(config, { logger, ...opts });
   const metrics = services.metrics;
   const now = services.clock;
@@ -51,9 +55,10 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     const summary = config.seedDemo
       ? await services.seeder.seedIfEmpty(now(), () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)'))
       : null;
-    if (summary) {
-      metrics.jobRun('seed_demo', 'ok', (Date.now() - started) / 1000);
-      logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded');
+    const seed = seeded?.summary ? { summary: seeded.summary, durationMs: seeded.durationMs } : summary ? { summary, durationMs: Date.now() - started } : null;
+    if (seed) {
+      metrics.jobRun('seed_demo', 'ok', seed.durationMs / 1000);
+      logger.info({ ...seed.summary, duration_ms: seed.durationMs }, 'demo data seeded');
     }
     // Embedded mode only: there the CLI cannot reach DATA_DIR while the server runs, so a
     // start that finds no key at all makes one. With PostgreSQL, use the CLI.
@@ -107,8 +112,11 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
     keepAliveMs: config.graphqlWsKeepAliveMs,
   });
   metrics.subscriptionCounts(() => ({ sockets: subscriptions.sockets(), subscriptions: hub.size }));
-  const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics);
-  const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics);
+  // After a seed in a child (which scored the data; writers ensure their own partitions), the
+  // jobs' first runs here wait an interval: the server starts idle.
+  const jobsDone = seeded?.summary != null;
+  const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics, !jobsDone);
+  const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics, !jobsDone);
   const stopLiveData = startLiveData(config, services, logger);
   const addr = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

@@ -3,6 +3,7 @@ import type { DependencyState } from '../domain/dependency-state';
 import type { Database } from './database';
 import { lockDataDir } from './datadir-lock';
 import { createPgliteDatabase } from './pglite.database';
+import { copyTemplate } from './pglite-template';
 import { createPostgresDatabase } from './postgres.database';
 import type { PrimaryLocator } from './primary-locator';
 
@@ -37,6 +38,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   if (opts.dataDir === 'memory') return createPgliteDatabase(undefined);
   const release = lockDataDir(opts.dataDir);
   try {
+    await copyTemplate(opts.dataDir);
     const db = await createPgliteDatabase(opts.dataDir);
     return {
       ...db,

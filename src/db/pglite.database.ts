@@ -7,22 +7,21 @@ import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
+import { PgliteTextRows } from './pglite-text-rows';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 
 const parsers = { [types.INT8]: (v: string) => Number(v) };
-const asText = (v: string) => v;
-/** A `textRows` query: the types the hot reads select, as their text. */
-const textParsers = Object.fromEntries([types.INT4, types.INT8, types.NUMERIC, types.TIMESTAMPTZ, types.TIMESTAMP, types.FLOAT8, types.BOOL].map((t) => [t, asText]));
 
 /** Rows per COPY statement: PGlite takes COPY input as one in-memory blob. */
 const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
 
-function sessionOf(q: PGlite | Transaction): SqlSession {
+function sessionOf(q: PGlite | Transaction, textRows: PgliteTextRows, inTransaction: boolean): SqlSession {
   return {
     async query<R extends object>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
-      const options = opts.textRows ? { rowMode: 'array' as const, parsers: textParsers } : { parsers };
-      const res = await q.query<R>(text, params, options).catch(mapUnavailable);
-      return opts.mapRow ? (res.rows.map(opts.mapRow as (r: R) => R)) : res.rows;
+      const rows = opts.textRows
+        ? ((await textRows.query(text, params, opts.prepare === true, inTransaction).catch(mapUnavailable)) as unknown as R[])
+        : (await q.query<R>(text, params, { parsers }).catch(mapUnavailable)).rows;
+      return opts.mapRow ? rows.map(opts.mapRow as (r: R) => R) : rows;
     },
     async exec(script) {
       await q.exec(script);
@@ -47,16 +46,24 @@ function sessionOf(q: PGlite | Transaction): SqlSession {
   };
 }
 
+/**
+ * PostgreSQL's default shared_buffers (128 MB) lives in PGlite's WebAssembly memory, which never
+ * shrinks: a buffer pool near the size of the whole demo data set, mostly a second copy of
+ * files the operating system caches anyway. A small pool keeps the server's memory small.
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
-  const db = await PGlite.create(dataDir);
+  const db = await PGlite.create(dataDir, { startParams: START_PARAMS });
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPGlite(db) }));
-  const base = sessionOf(db);
+  const textRows = new PgliteTextRows(db);
+  const base = sessionOf(db, textRows, false);
   return {
     kind: 'pglite',
     prisma,
     ...base,
     session: (fn) => fn(base),
-    transaction: (fn) => db.transaction((tx) => fn(sessionOf(tx))),
+    transaction: (fn) => db.transaction((tx) => fn(sessionOf(tx, textRows, true))),
     autonomous: null,
     async close() {
       await prisma.$disconnect().catch(() => undefined);

@@ -132,9 +132,13 @@ export class Store implements RoutedRepositories {
    * Planner statistics of the bulk tables, their partitions included (after seeding: PGlite
    * never analyzes, and a partitioned table's own statistics, which join estimates use, are
    * never gathered by autovacuum). Its cost grows with the data: not for large databases.
+   * Statistics of the key columns only (and `derived`): no condition names a value column,
+   * and the value columns' histograms of NUMERIC cost most of an ANALYZE.
    */
   async analyze(): Promise<void> {
-    await this.db.session((s) => s.exec('ANALYZE candles, features, funding_rates, derivatives'));
+    await this.db.session((s) =>
+      s.exec('ANALYZE candles (series_id, timeframe, time, derived), features (series_id, timeframe, time), funding_rates, derivatives (series_id, timeframe, time)'),
+    );
   }
 
   /**

@@ -10,7 +10,7 @@ import { startJobSchedule } from './schedule';
 
 export const PARTITION_JOB_INTERVAL_MS = 3_600_000;
 
-export function startPartitionSchedule(partitions: PartitionService, logger: Logger, clock: () => number, metrics?: Metrics): () => Promise<void> {
+export function startPartitionSchedule(partitions: PartitionService, logger: Logger, clock: () => number, metrics?: Metrics, atOnce = true): () => Promise<void> {
   return startJobSchedule({
     job: 'partitions',
     name: 'partition job',
@@ -20,5 +20,6 @@ export function startPartitionSchedule(partitions: PartitionService, logger: Log
     report: (out) => (out.created > 0 || out.dropped.length > 0 ? { created: out.created, dropped: out.dropped } : null),
     logger,
     metrics,
+    atOnce,
   });
 }

@@ -14,6 +14,7 @@ export function startQualitySchedule(
   logger: Logger,
   clock: () => number,
   metrics?: Metrics,
+  atOnce = true,
 ): () => Promise<void> {
   return startJobSchedule({
     job: 'quality',
@@ -23,5 +24,6 @@ export function startQualitySchedule(
     report: (records) => ({ records }),
     logger,
     metrics,
+    atOnce,
   });
 }

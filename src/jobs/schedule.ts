@@ -21,6 +21,8 @@ export interface JobSchedule<T> {
   report: (out: T) => Record<string, unknown> | null;
   logger: Logger;
   metrics?: Metrics;
+  /** The first run at once (default), or one interval after the start (the run was just done by another process). */
+  atOnce?: boolean;
 }
 
 export function startJobSchedule<T>(schedule: JobSchedule<T>): () => Promise<void> {
@@ -41,5 +43,5 @@ export function startJobSchedule<T>(schedule: JobSchedule<T>): () => Promise<voi
       schedule.logger.error({ err }, `${schedule.name} failed`);
     }
   };
-  return repeat(work, () => schedule.intervalMs, { immediately: true });
+  return repeat(work, () => schedule.intervalMs, { immediately: schedule.atOnce ?? true });
 }

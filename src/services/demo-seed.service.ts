@@ -125,10 +125,12 @@ export class DemoSeedService {
         summary.candles1m += m.length;
         summary.candles1h += h.length;
       }
-      await this.features.funding(sym.symbol);
     }
-    // Planner statistics for what was written, parents and partitions (PGlite never analyzes).
+    // Planner statistics for what was written, parents and partitions (PGlite never analyzes),
+    // before the funding features join the candles: without them that join is planned for
+    // empty tables and compares every funding hour with every candle.
     await this.store.analyze();
+    for (const sym of DEMO_SYMBOLS) await this.features.funding(sym.symbol);
     return summary;
   }
 

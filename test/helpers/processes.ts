@@ -29,8 +29,8 @@ function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
-/** Start `node dist/src/server.js` with `env`; resolves once it prints its URL. */
-export async function startGateway(env: Record<string, string>): Promise<GatewayProcess> {
+/** Start `node dist/src/server.js` with `env`; resolves once it prints its URL (within `timeoutMs`). */
+export async function startGateway(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
   if (!existsSync(SERVER_JS)) throw new Error(`${SERVER_JS} is missing: run npm run build (npm test does)`);
   const child = spawn(process.execPath, [SERVER_JS], {
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
@@ -40,7 +40,7 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${out}`)), timeoutMs);
     child.stdout!.on('data', () => {
       const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) {

@@ -1,0 +1,72 @@
+/**
+ * The embedded default's first start seeds its demo data in a child process: PGlite's memory
+ * (its WebAssembly heap) only grows, so a server that seeded in-process would carry what the
+ * seed's writes took for its whole life. The child creates DATA_DIR, migrates, seeds and exits;
+ * the server then opens the seeded files. The child also scores the data (the quality job), so
+ * the server's first runs of its jobs wait an interval: writers ensure their own partitions.
+ * Run as a script, this file is that child.
+ */
+import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { openServices } from './composition';
+import { loadConfig, type Config } from './config';
+import { createLogger, type Logger } from './logger';
+import type { SeedSummary } from './services/demo-seed.service';
+
+/** What the child reports before it exits. */
+type ChildMessage = { summary: SeedSummary | null; durationMs: number } | { error: string };
+
+/** The child runs this file with node: only from a build (dist/), not from TypeScript sources. */
+export const CHILD_RUNNABLE = __filename.endsWith('.js');
+
+/**
+ * Whether this start seeds in a child: the embedded database, seeding on, and DATA_DIR holding
+ * no database yet (PGlite writes PG_VERSION when it creates one).
+ */
+export function seedsInChild(config: Pick<Config, 'databaseUrl' | 'seedDemo'>, dataDir: string): boolean {
+  return !config.databaseUrl && config.seedDemo && dataDir !== 'memory' && !existsSync(path.join(dataDir, 'PG_VERSION'));
+}
+
+/** Create and seed DATA_DIR in a child process; its summary, or its failure as an Error. */
+export function seedInChild(logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<{ summary: SeedSummary | null; durationMs: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let reply: ChildMessage | undefined;
+    child.on('message', (m: ChildMessage) => (reply = m));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (reply && 'summary' in reply && code === 0) return resolve(reply);
+      const why = reply && 'error' in reply ? reply.error : `exited with ${signal ?? `code ${code}`}`;
+      logger.error({ code, signal }, 'demo seed process failed');
+      reject(new Error(`seeding the demo data failed: ${why}`));
+    });
+  });
+}
+
+/** The child: migrate and seed DATA_DIR, report to the parent, exit. */
+async function childMain(): Promise<void> {
+  // Without its server there is no one to seed for (and the lock on DATA_DIR must go).
+  process.once('disconnect', () => process.exit(1));
+  const send = (m: ChildMessage) => new Promise<void>((resolve) => process.send!(m, () => resolve()));
+  try {
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel);
+    const services = await openServices(config, { logger, readReplicas: false });
+    try {
+      const started = Date.now();
+      const summary = await services.seeder.seedIfEmpty(services.clock(), () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)'));
+      // The quality job's first run, done here over what was written: the server starts idle.
+      if (summary) await services.quality.runExclusive(services.clock());
+      await send({ summary, durationMs: Date.now() - started });
+    } finally {
+      await services.close();
+    }
+    process.exit(0);
+  } catch (err) {
+    await send({ error: (err as Error).message });
+    process.exit(1);
+  }
+}
+
+if (require.main === module && process.send) void childMain();

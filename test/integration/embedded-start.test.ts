@@ -1,0 +1,101 @@
+/**
+ * The embedded default's first start: a new DATA_DIR is filled from the build's template and
+ * seeded in a child process, the server listens only once the data is in, and a failed seed
+ * fails the start with its reason. The server runs as its own process (dist/).
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { STAMP, copyTemplate, templateStamp } from '../../src/db/pglite-template';
+import { seedsInChild } from '../../src/seed-process';
+import { startGateway, type GatewayProcess } from '../helpers/processes';
+
+let tmp: string;
+beforeEach(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'mds-embedded-start-'));
+});
+afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('which start seeds in a child process', () => {
+  const embedded = { databaseUrl: undefined, seedDemo: true };
+
+  it('when DATA_DIR holds no database yet, then the seed runs in a child', () => {
+    expect(seedsInChild(embedded, path.join(tmp, 'data'))).toBe(true);
+  });
+
+  it('when DATA_DIR holds a database, PostgreSQL is used, seeding is off or the database is in memory, then it does not', () => {
+    writeFileSync(path.join(tmp, 'PG_VERSION'), '17');
+    expect(seedsInChild(embedded, tmp)).toBe(false);
+    expect(seedsInChild({ databaseUrl: 'postgres://x/y', seedDemo: true }, path.join(tmp, 'data'))).toBe(false);
+    expect(seedsInChild({ databaseUrl: undefined, seedDemo: false }, path.join(tmp, 'data'))).toBe(false);
+    expect(seedsInChild(embedded, 'memory')).toBe(false);
+  });
+});
+
+describe('the template of a new DATA_DIR', () => {
+  function template(stamp: string): string {
+    const dir = path.join(tmp, 'template');
+    mkdirSync(path.join(dir, 'base', '1'), { recursive: true });
+    writeFileSync(path.join(dir, 'PG_VERSION'), '17');
+    writeFileSync(path.join(dir, 'base', '1', 'PG_VERSION'), '17');
+    writeFileSync(path.join(dir, STAMP), stamp);
+    return dir;
+  }
+
+  it('when its stamp is this PGlite and these migrations, then a new DATA_DIR is filled from it, stamp left out', async () => {
+    const dir = template(await templateStamp());
+    const data = path.join(tmp, 'data');
+    mkdirSync(data);
+    writeFileSync(path.join(data, '.mds.lock'), String(process.pid));
+    expect(await copyTemplate(data, dir)).toBe(true);
+    expect(readdirSync(data).sort()).toEqual(['.mds.lock', 'PG_VERSION', 'base']);
+    expect(existsSync(path.join(data, 'base', '1', 'PG_VERSION'))).toBe(true);
+  });
+
+  it('when its stamp differs, or DATA_DIR already holds a database, then nothing is copied', async () => {
+    const stale = template('{"pglite":"0.0.0","migrations":[]}');
+    const data = path.join(tmp, 'data');
+    mkdirSync(data);
+    expect(await copyTemplate(data, stale)).toBe(false);
+    expect(readdirSync(data)).toEqual([]);
+    const current = template(await templateStamp());
+    writeFileSync(path.join(data, 'PG_VERSION'), '17');
+    expect(await copyTemplate(data, current)).toBe(false);
+    expect(readdirSync(data)).toEqual(['PG_VERSION']);
+  });
+});
+
+describe('the first embedded start', () => {
+  let gateway: GatewayProcess | undefined;
+  afterEach(async () => {
+    await gateway?.stop();
+    gateway = undefined;
+  });
+
+  it('when DATA_DIR is new, then a child seeds it and the server listens with the data in', async () => {
+    const data = path.join(tmp, 'data');
+    gateway = await startGateway({ DATA_DIR: data, SEED_DEMO: 'true', LOG_LEVEL: 'info' }, 300_000);
+    const out = gateway.output();
+    const key = /shown once\): (\S+)/.exec(out)![1];
+    // The first request after "listening": the demo data is already there.
+    const start = new Date(Date.now() - 86_400_000).toISOString();
+    const res = await fetch(`${gateway.url}/v1/ohlcv?exchange=spot&symbol=BTC-USDT&timeframe=1h&start=${start}&limit=3`, { headers: { 'X-API-Key': key } });
+    const body = await res.text();
+    expect(`${res.status} ${body.slice(0, 200)}`).toMatch(/^200 /);
+    expect((JSON.parse(body) as { data: unknown[] }).data).toHaveLength(3);
+    // Seeded once, by the child (its summary logged by the server before it listened).
+    expect(out.match(/empty database: seeding demo data/g)).toHaveLength(1);
+    expect(out.indexOf('"msg":"demo data seeded"')).toBeLessThan(out.indexOf('listening on'));
+    expect(existsSync(path.join(data, 'PG_VERSION'))).toBe(true);
+  }, 320_000);
+
+  it('when the seed process fails, then the start fails with its reason', async () => {
+    const data = path.join(tmp, 'data');
+    mkdirSync(data);
+    // DATA_DIR held by a live process (this one): the child cannot take it.
+    writeFileSync(path.join(data, '.mds.lock'), String(process.pid));
+    await expect(startGateway({ DATA_DIR: data, SEED_DEMO: 'true' }, 60_000)).rejects.toThrow(
+      new RegExp(`start-up failed: seeding the demo data failed: DATA_DIR .* is in use by process ${process.pid}`),
+    );
+  }, 90_000);
+});
