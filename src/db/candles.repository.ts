@@ -57,7 +57,7 @@ const CANDLE_COLUMNS = [
 ] as const;
 
 /** The COPY text after a row's candle values: imported (derived false), then its trade flow (empty: NULL). */
-const tail = (f: TradeFlow) => `,f,${f.quoteVolume ?? ''},${f.trades ?? ''},${f.takerBuyVolume ?? ''},${f.takerBuyQuoteVolume ?? ''}\n`;
+const tail = (f: TradeFlow, derived = false) => `,${derived ? 't' : 'f'},${f.quoteVolume ?? ''},${f.trades ?? ''},${f.takerBuyVolume ?? ''},${f.takerBuyQuoteVolume ?? ''}\n`;
 const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
@@ -168,9 +168,46 @@ export class CandlesRepository {
     await this.writeText(seriesId, timeframe, text);
   }
 
-  private async writeText(seriesId: number, timeframe: CandleTimeframe, text: (frame: CandleLineFrame) => AsyncIterable<string>): Promise<void> {
+  /**
+   * Derived candles of one series and timeframe (rollups computed while a first import read its
+   * file: ImportedBars), each `time` then `open,high,low,close,volume` as ROLLUP_SQL would store
+   * them, trade flow NULL. For buckets that hold no candle yet; must run on a transaction.
+   */
+  async insertRollups(seriesId: number, timeframe: CandleTimeframe, bars: ReadonlyArray<{ time: number; text: string }>): Promise<void> {
+    if (bars.length === 0) return;
+    await this.partitions.ensure([{ timeframe, fromMs: bars[0].time, toMs: bars[bars.length - 1].time }]);
+    await this.writeText(
+      seriesId,
+      timeframe,
+      async function* (frame) {
+        const out = new AsciiText(256 * 1024);
+        for (const bar of bars) {
+          out.ascii(frame.prefix);
+          out.isoTime(bar.time);
+          out.ascii(`,${bar.text}`);
+          out.ascii(frame.suffix);
+          if (out.length >= 240 * 1024) yield out.take();
+        }
+        if (out.length > 0) yield out.take();
+      },
+      true,
+    );
+  }
+
+  /** Whether the series has no candle of any timeframe. */
+  async isEmpty(seriesId: number): Promise<boolean> {
+    const [r] = await this.db.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM candles WHERE series_id = $1) AS empty', [seriesId]);
+    return r.empty;
+  }
+
+  private async writeText(
+    seriesId: number,
+    timeframe: CandleTimeframe,
+    text: (frame: CandleLineFrame) => AsyncIterable<string>,
+    derived = false,
+  ): Promise<void> {
     // Imports carry no trade flow: it is written as NULL.
-    const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}) };
+    const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}, derived) };
     const table = await this.partitions.tableFor('candles', timeframe);
     await bulkUpsert(this.db, { table, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
   }
