@@ -9,6 +9,7 @@
 import { AsciiText } from '../domain/ascii-text';
 import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput, TradeFlow } from '../domain/csv-rows';
+import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, Page, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf } from './bulk-upsert';
@@ -169,22 +170,24 @@ export class CandlesRepository {
   }
 
   /**
-   * Derived candles of one series and timeframe (rollups computed while a first import read its
-   * file: ImportedBars), each `time` then `open,high,low,close,volume` as ROLLUP_SQL would store
-   * them, trade flow NULL. For buckets that hold no candle yet; must run on a transaction.
+   * Derived candles of one series (rollups computed while a first import read its file:
+   * ImportedBars), valued as ROLLUP_SQL would store them, trade flow NULL. For buckets that
+   * hold no candle yet; must run on a transaction.
    */
-  async insertRollups(seriesId: number, timeframe: CandleTimeframe, bars: ReadonlyArray<{ time: number; text: string }>): Promise<void> {
-    if (bars.length === 0) return;
-    await this.partitions.ensure([{ timeframe, fromMs: bars[0].time, toMs: bars[bars.length - 1].time }]);
+  async insertRollups(seriesId: number, bars: RollupBars): Promise<void> {
+    const n = bars.length;
+    if (n === 0) return;
+    await this.partitions.ensure([{ timeframe: bars.timeframe, fromMs: bars.time[0], toMs: bars.time[n - 1] }]);
     await this.writeText(
       seriesId,
-      timeframe,
+      bars.timeframe,
       async function* (frame) {
         const out = new AsciiText(256 * 1024);
-        for (const bar of bars) {
+        for (let i = 0; i < n; i++) {
           out.ascii(frame.prefix);
-          out.isoTime(bar.time);
-          out.ascii(`,${bar.text}`);
+          out.isoTime(bars.time[i]);
+          out.byte(44);
+          out.ascii(bars.text(i));
           out.ascii(frame.suffix);
           if (out.length >= 240 * 1024) yield out.take();
         }

@@ -68,31 +68,94 @@ function rescale(m: number, s: number, to: number): number {
   return Math.abs(v) <= Number.MAX_SAFE_INTEGER ? v : NaN;
 }
 
-/** -1, 0, 1: the exact order of two decimals; NaN when they cannot be compared exactly. */
+/**
+ * -1, 0, 1: the exact order of two decimals (NaN: they cannot be compared exactly). Their
+ * doubles are correctly rounded, and rounding keeps order: only equal doubles need the exact
+ * comparison.
+ */
 function compare(am: number, as: number, bm: number, bs: number): number {
+  const da = doubleOf(am, as);
+  const db = doubleOf(bm, bs);
+  if (da !== db) return da < db ? -1 : 1;
   const s = Math.max(as, bs);
   const a = rescale(am, as, s);
   const b = rescale(bm, bs, s);
   return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
 }
 
-/** The bars of one coarser timeframe: per bucket, five decimals as mantissa and scale. */
+/** A column of doubles that grows by doubling; `view()` is its filled part. */
+class Column {
+  data = new Float64Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Float64Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = v;
+  }
+
+  /** The filled part in a buffer of its own size (the doubling's slack released). */
+  trim(): Float64Array {
+    this.data = this.data.slice(0, this.length);
+    return this.data;
+  }
+}
+
+/** Bars of doubles, oldest first, as the feature precompute reads them (CandlesRepository.history). */
+export class BarHistory {
+  constructor(private readonly cols: { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }) {}
+
+  get length(): number {
+    return this.cols.time.length;
+  }
+
+  /** Up to `lookback` bars before `fromMs` (null: from the first) and up to `limit` from it, as new arrays. */
+  history(fromMs: number | null, lookback: number, limit: number): CandleHistory {
+    const t = this.cols.time;
+    let lo = 0;
+    let hi = t.length;
+    if (fromMs !== null) {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (t[mid] < fromMs) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    const start = fromMs === null ? 0 : Math.max(0, lo - lookback);
+    const end = Math.min(t.length, lo + limit);
+    const c = this.cols;
+    const arr = (col: Float64Array) => Array.from(col.subarray(start, end));
+    return { time: arr(c.time), open: arr(c.open), high: arr(c.high), low: arr(c.low), close: arr(c.close), volume: arr(c.volume) };
+  }
+}
+
+/**
+ * The bars of one coarser timeframe, folded from the next finer one's (as ROLLUP_SQL rolls each
+ * timeframe up from the next finer): per bucket its time and five decimals as mantissa and scale.
+ */
 class Level {
-  readonly time: number[] = [];
+  readonly time = new Column();
   /** open, high, low, close, volume: mantissa, scale, ten values per bar. */
-  readonly values: number[] = [];
+  readonly values = new Column();
   private bucket = -1;
   private readonly acc = new Float64Array(10);
 
-  constructor(readonly timeframe: CandleTimeframe) {}
+  constructor(
+    readonly timeframe: CandleTimeframe,
+    /** The next coarser level, which this one's closed buckets fold into. */
+    private readonly next: Level | null,
+  ) {}
 
-  /** Fold one finer row (its ten values) in; false when a value cannot be kept exactly. */
+  /** Fold one finer bar (its ten values) in; false when a value cannot be kept exactly. */
   add(time: number, v: Float64Array): boolean {
     const p = TIMEFRAME_MS[this.timeframe];
-    const bucket = time - (((time % p) + p) % p);
+    const bucket = time - (time % p);
     const a = this.acc;
     if (bucket !== this.bucket) {
-      if (this.bucket >= 0) this.flush();
+      if (this.bucket >= 0 && !this.flush()) return false;
       this.bucket = bucket;
       a.set(v);
       return true;
@@ -100,7 +163,7 @@ class Level {
     const hi = compare(v[2], v[3], a[2], a[3]);
     const lo = compare(v[4], v[5], a[4], a[5]);
     if (Number.isNaN(hi) || Number.isNaN(lo)) return false;
-    // On a tie the later row's, as numeric_larger/numeric_smaller keep; with canonical decimals equal values have the same text.
+    // On a tie the later row's, as numeric_larger/numeric_smaller keep (canonical decimals: equal values have one text).
     if (hi >= 0) {
       a[2] = v[2];
       a[3] = v[3];
@@ -119,64 +182,67 @@ class Level {
     return true;
   }
 
-  flush(): void {
-    if (this.bucket < 0) return;
+  /** The bucket being filled is complete: kept, and folded into the next level. */
+  flush(): boolean {
+    if (this.bucket < 0) return true;
     this.time.push(this.bucket);
     for (let i = 0; i < 10; i++) this.values.push(this.acc[i]);
+    const bucket = this.bucket;
     this.bucket = -1;
+    return this.next === null || this.next.add(bucket, this.acc);
   }
 
   /** Bars whose bucket closed at `nowMs`. */
   closed(nowMs: number): number {
     const p = TIMEFRAME_MS[this.timeframe];
     let n = this.time.length;
-    while (n > 0 && this.time[n - 1] + p > nowMs) n--;
+    while (n > 0 && this.time.data[n - 1] + p > nowMs) n--;
     return n;
   }
 }
 
-/** Bars as the feature precompute reads them (CandlesRepository.history), from memory. */
-export class BarHistory {
-  constructor(readonly bars: CandleHistory) {}
+/** The rolled-up bars of one timeframe that an import writes (CandlesRepository.insertRollups). */
+export class RollupBars {
+  constructor(
+    readonly timeframe: CandleTimeframe,
+    readonly time: Float64Array,
+    /** Ten values per bar (open, high, low, close, volume as mantissa and scale). */
+    private readonly values: Float64Array,
+  ) {}
 
-  /** Up to `lookback` bars before `fromMs` (null: from the first) and up to `limit` from it, as new arrays. */
-  history(fromMs: number | null, lookback: number, limit: number): CandleHistory {
-    const t = this.bars.time;
-    let lo = 0;
-    let hi = t.length;
-    if (fromMs !== null) {
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (t[mid] < fromMs) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    const start = fromMs === null ? 0 : Math.max(0, lo - lookback);
-    const end = Math.min(t.length, lo + limit);
-    const b = this.bars;
-    return {
-      time: t.slice(start, end),
-      open: b.open.slice(start, end),
-      high: b.high.slice(start, end),
-      low: b.low.slice(start, end),
-      close: b.close.slice(start, end),
-      volume: b.volume.slice(start, end),
-    };
+  get length(): number {
+    return this.time.length;
+  }
+
+  /** Bar `i`'s `open,high,low,close,volume` as ROLLUP_SQL stores them. */
+  text(i: number): string {
+    const v = this.values;
+    const k = i * 10;
+    return `${decimalText(v[k], v[k + 1])},${decimalText(v[k + 2], v[k + 3])},${decimalText(v[k + 4], v[k + 5])},${decimalText(v[k + 6], v[k + 7])},${decimalText(v[k + 8], v[k + 9])}`;
+  }
+
+  /** The bars as doubles, for their features. */
+  history(): BarHistory {
+    const n = this.time.length;
+    const cols = [0, 1, 2, 3, 4].map(() => new Float64Array(n));
+    const v = this.values;
+    for (let i = 0; i < n; i++) for (let c = 0; c < 5; c++) cols[c][i] = doubleOf(v[i * 10 + 2 * c], v[i * 10 + 2 * c + 1]);
+    return new BarHistory({ time: this.time, open: cols[0], high: cols[1], low: cols[2], close: cols[3], volume: cols[4] });
   }
 }
 
-/** One rolled-up bar's COPY fields after its time: `open,high,low,close,volume`. */
-export type RollupBar = { time: number; text: string };
-
 export class ImportedBars {
-  private readonly own: CandleHistory = { time: [], open: [], high: [], low: [], close: [], volume: [] };
-  private readonly levels: Level[];
+  private own = [0, 1, 2, 3, 4, 5].map(() => new Column());
+  private levels: Level[];
   private last = -Infinity;
   /** False once a row could not be kept (out of time order, or not exact): the database path then. */
   usable = true;
 
   constructor(readonly timeframe: CandleTimeframe) {
-    this.levels = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe) + 1).map((tf) => new Level(tf));
+    const coarser = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe) + 1);
+    this.levels = [];
+    let next: Level | null = null;
+    for (const tf of [...coarser].reverse()) this.levels.unshift((next = new Level(tf, next)));
   }
 
   /**
@@ -188,42 +254,31 @@ export class ImportedBars {
     if (time <= this.last) return this.drop();
     this.last = time;
     const o = this.own;
-    o.time.push(time);
-    o.open.push(doubleOf(v[0], v[1]));
-    o.high.push(doubleOf(v[2], v[3]));
-    o.low.push(doubleOf(v[4], v[5]));
-    o.close.push(doubleOf(v[6], v[7]));
-    o.volume.push(doubleOf(v[8], v[9]));
-    for (const level of this.levels) if (!level.add(time, v)) return this.drop();
+    o[0].push(time);
+    for (let c = 0; c < 5; c++) o[c + 1].push(doubleOf(v[2 * c], v[2 * c + 1]));
+    if (this.levels.length > 0 && !this.levels[0].add(time, v)) this.drop();
   }
 
   /** Gives the rows up (the database path computes everything). */
   drop(): void {
     this.usable = false;
-    for (const k of Object.keys(this.own) as Array<keyof CandleHistory>) this.own[k] = [];
-    this.levels.length = 0;
+    this.own = [];
+    this.levels = [];
   }
 
-  /** The coarser timeframes whose buckets closed at `nowMs`, with their bars' COPY text and their history. */
-  finish(nowMs: number): { own: BarHistory; rollups: Array<{ timeframe: CandleTimeframe; bars: RollupBar[]; history: BarHistory }> } {
+  /**
+   * The file's own bars and, per coarser timeframe, its bars whose buckets closed at `nowMs`;
+   * null when the rows could not all be kept.
+   */
+  finish(nowMs: number): { own: BarHistory; rollups: RollupBars[] } | null {
+    // Finest first: each flush completes a bar of the next level.
+    for (const level of this.levels) if (!level.flush()) this.drop();
+    if (!this.usable) return null;
     const rollups = this.levels.map((level) => {
-      level.flush();
       const n = level.closed(nowMs);
-      const bars: RollupBar[] = new Array(n);
-      const h: CandleHistory = { time: level.time.slice(0, n), open: [], high: [], low: [], close: [], volume: [] };
-      const cols = [h.open, h.high, h.low, h.close, h.volume];
-      const v = level.values;
-      for (let i = 0; i < n; i++) {
-        const k = i * 10;
-        const text: string[] = [];
-        for (let c = 0; c < 5; c++) {
-          text.push(decimalText(v[k + 2 * c], v[k + 2 * c + 1]));
-          cols[c].push(doubleOf(v[k + 2 * c], v[k + 2 * c + 1]));
-        }
-        bars[i] = { time: h.time[i], text: text.join(',') };
-      }
-      return { timeframe: level.timeframe, bars, history: new BarHistory(h) };
+      return new RollupBars(level.timeframe, level.time.trim().subarray(0, n), level.values.trim().subarray(0, n * 10));
     });
-    return { own: new BarHistory(this.own), rollups };
+    const [time, open, high, low, close, volume] = this.own.map((c) => c.trim());
+    return { own: new BarHistory({ time, open, high, low, close, volume }), rollups };
   }
 }

@@ -53,12 +53,12 @@ export class RecomputeService {
    */
   async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number, bars?: ImportedBars): Promise<number> {
     const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
-    const kept = bars?.usable && bars.timeframe === timeframe ? bars.finish(nowMs) : undefined;
-    const historyOf = (tf: CandleTimeframe) => (tf === own ? kept?.own : kept?.rollups.find((r) => r.timeframe === tf)?.history);
+    const kept = bars?.usable && bars.timeframe === timeframe ? (bars.finish(nowMs) ?? undefined) : undefined;
+    const historyOf = (tf: CandleTimeframe) => (tf === own ? kept?.own : kept?.rollups.find((r) => r.timeframe === tf)?.history());
     const rollUp = () =>
       this.store.transaction(async (tx) => {
         if (!kept) return tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs);
-        for (const r of kept.rollups) await tx.candles.insertRollups(seriesId, r.timeframe, r.bars);
+        for (const r of kept.rollups) await tx.candles.insertRollups(seriesId, r);
       });
     const { symbol } = (await this.store.series.get(seriesId))!;
     let rows = 0;
