@@ -279,6 +279,8 @@ export class ImportedBars {
       return new RollupBars(level.timeframe, level.time.trim().subarray(0, n), level.values.trim().subarray(0, n * 10));
     });
     const [time, open, high, low, close, volume] = this.own.map((c) => c.trim());
+    // What it held is the caller's now (let go with it).
+    this.drop();
     return { own: new BarHistory({ time, open, high, low, close, volume }), rollups };
   }
 }

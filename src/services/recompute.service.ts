@@ -7,7 +7,7 @@
 import type { Store } from '../db/store';
 import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
 import { QUALITY_WINDOW_MS } from '../domain/quality';
-import type { ImportedBars } from '../domain/imported-bars';
+import type { BarHistory, ImportedBars } from '../domain/imported-bars';
 import type { EventPublisher } from './events/event-publisher';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import type { QualityService } from './quality.service';
@@ -54,11 +54,16 @@ export class RecomputeService {
   async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number, bars?: ImportedBars): Promise<number> {
     const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
     const kept = bars?.usable && bars.timeframe === timeframe ? (bars.finish(nowMs) ?? undefined) : undefined;
-    const historyOf = (tf: CandleTimeframe) => (tf === own ? kept?.own : kept?.rollups.find((r) => r.timeframe === tf)?.history());
+    // Each rollup's decimals are let go once written: its features need only its doubles.
+    const histories = new Map<CandleTimeframe, BarHistory>(kept ? [[own, kept.own]] : []);
+    const historyOf = (tf: CandleTimeframe) => histories.get(tf);
     const rollUp = () =>
       this.store.transaction(async (tx) => {
         if (!kept) return tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs);
-        for (const r of kept.rollups) await tx.candles.insertRollups(seriesId, r);
+        for (const r of kept.rollups.splice(0)) {
+          await tx.candles.insertRollups(seriesId, r);
+          histories.set(r.timeframe, r.history());
+        }
       });
     const { symbol } = (await this.store.series.get(seriesId))!;
     let rows = 0;
