@@ -83,52 +83,85 @@ function compare(am: number, as: number, bm: number, bs: number): number {
   return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
 }
 
-/** A column of doubles that grows by doubling; `view()` is its filled part. */
+/** Doubles per chunk of a Column (512 KB). */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+
+const RELEASED = new Float64Array(0);
+
+/**
+ * A column of doubles in fixed chunks: growing it never copies, nor frees a large buffer for
+ * the allocator to keep (a doubling array left the process's RSS far above what it held).
+ */
 class Column {
-  data = new Float64Array(1024);
+  private readonly chunks: Float64Array[] = [];
   length = 0;
+  /** The first index still held (releaseBefore). */
+  held = 0;
 
   push(v: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Float64Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.length++] = v;
+    const i = this.length & (CHUNK - 1);
+    if (i === 0) this.chunks.push(new Float64Array(CHUNK));
+    this.chunks[this.chunks.length - 1][i] = v;
+    this.length++;
   }
 
-  /** The filled part in a buffer of its own size (the doubling's slack released). */
-  trim(): Float64Array {
-    this.data = this.data.slice(0, this.length);
-    return this.data;
+  at(i: number): number {
+    return this.chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)];
+  }
+
+  /** Lets the chunks wholly before index `i` go (nothing before it is read again). */
+  releaseBefore(i: number): void {
+    const k = i >>> CHUNK_BITS;
+    for (let j = this.held >>> CHUNK_BITS; j < k; j++) this.chunks[j] = RELEASED;
+    this.held = Math.max(this.held, k << CHUNK_BITS);
+  }
+
+  /** Values [start, end) as an array of doubles. */
+  range(start: number, end: number): number[] {
+    const out: number[] = [];
+    for (let i = start; i < end; i++) out.push(this.chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)]);
+    return out;
   }
 }
 
-/** Bars of doubles, oldest first, as the feature precompute reads them (CandlesRepository.history). */
+/**
+ * Bars of doubles, oldest first, as the feature precompute reads them (CandlesRepository.history).
+ * Its reads move forward (each from no earlier than the one before): the bars before a read's
+ * first are let go, so the memory they held drains as the features are computed.
+ */
 export class BarHistory {
-  constructor(private readonly cols: { time: Float64Array; open: Float64Array; high: Float64Array; low: Float64Array; close: Float64Array; volume: Float64Array }) {}
-
-  get length(): number {
-    return this.cols.time.length;
-  }
+  constructor(
+    private readonly cols: { time: Column; open: Column; high: Column; low: Column; close: Column; volume: Column },
+    /** Bars held (a rollup's closed ones). */
+    readonly length: number,
+  ) {}
 
   /** Up to `lookback` bars before `fromMs` (null: from the first) and up to `limit` from it, as new arrays. */
   history(fromMs: number | null, lookback: number, limit: number): CandleHistory {
     const t = this.cols.time;
-    let lo = 0;
-    let hi = t.length;
+    let lo = t.held;
+    let hi = this.length;
     if (fromMs !== null) {
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (t[mid] < fromMs) lo = mid + 1;
+        if (t.at(mid) < fromMs) lo = mid + 1;
         else hi = mid;
       }
     }
     const start = fromMs === null ? 0 : Math.max(0, lo - lookback);
-    const end = Math.min(t.length, lo + limit);
+    if (start < t.held) throw new Error('BarHistory: a read before the bars it let go');
+    const end = Math.min(this.length, lo + limit);
     const c = this.cols;
-    const arr = (col: Float64Array) => Array.from(col.subarray(start, end));
-    return { time: arr(c.time), open: arr(c.open), high: arr(c.high), low: arr(c.low), close: arr(c.close), volume: arr(c.volume) };
+    for (const col of [c.time, c.open, c.high, c.low, c.close, c.volume]) col.releaseBefore(start);
+    return {
+      time: c.time.range(start, end),
+      open: c.open.range(start, end),
+      high: c.high.range(start, end),
+      low: c.low.range(start, end),
+      close: c.close.range(start, end),
+      volume: c.volume.range(start, end),
+    };
   }
 }
 
@@ -196,7 +229,7 @@ class Level {
   closed(nowMs: number): number {
     const p = TIMEFRAME_MS[this.timeframe];
     let n = this.time.length;
-    while (n > 0 && this.time.data[n - 1] + p > nowMs) n--;
+    while (n > 0 && this.time.at(n - 1) + p > nowMs) n--;
     return n;
   }
 }
@@ -205,29 +238,31 @@ class Level {
 export class RollupBars {
   constructor(
     readonly timeframe: CandleTimeframe,
-    readonly time: Float64Array,
+    private readonly times: Column,
     /** Ten values per bar (open, high, low, close, volume as mantissa and scale). */
-    private readonly values: Float64Array,
+    private readonly values: Column,
+    /** Bars whose bucket closed. */
+    readonly length: number,
   ) {}
 
-  get length(): number {
-    return this.time.length;
+  time(i: number): number {
+    return this.times.at(i);
   }
 
   /** Bar `i`'s `open,high,low,close,volume` as ROLLUP_SQL stores them. */
   text(i: number): string {
     const v = this.values;
     const k = i * 10;
-    return `${decimalText(v[k], v[k + 1])},${decimalText(v[k + 2], v[k + 3])},${decimalText(v[k + 4], v[k + 5])},${decimalText(v[k + 6], v[k + 7])},${decimalText(v[k + 8], v[k + 9])}`;
+    const d = (c: number) => decimalText(v.at(k + 2 * c), v.at(k + 2 * c + 1));
+    return `${d(0)},${d(1)},${d(2)},${d(3)},${d(4)}`;
   }
 
   /** The bars as doubles, for their features. */
   history(): BarHistory {
-    const n = this.time.length;
-    const cols = [0, 1, 2, 3, 4].map(() => new Float64Array(n));
+    const cols = [0, 1, 2, 3, 4].map(() => new Column());
     const v = this.values;
-    for (let i = 0; i < n; i++) for (let c = 0; c < 5; c++) cols[c][i] = doubleOf(v[i * 10 + 2 * c], v[i * 10 + 2 * c + 1]);
-    return new BarHistory({ time: this.time, open: cols[0], high: cols[1], low: cols[2], close: cols[3], volume: cols[4] });
+    for (let i = 0; i < this.length; i++) for (let c = 0; c < 5; c++) cols[c].push(doubleOf(v.at(i * 10 + 2 * c), v.at(i * 10 + 2 * c + 1)));
+    return new BarHistory({ time: this.times, open: cols[0], high: cols[1], low: cols[2], close: cols[3], volume: cols[4] }, this.length);
   }
 }
 
@@ -274,13 +309,10 @@ export class ImportedBars {
     // Finest first: each flush completes a bar of the next level.
     for (const level of this.levels) if (!level.flush()) this.drop();
     if (!this.usable) return null;
-    const rollups = this.levels.map((level) => {
-      const n = level.closed(nowMs);
-      return new RollupBars(level.timeframe, level.time.trim().subarray(0, n), level.values.trim().subarray(0, n * 10));
-    });
-    const [time, open, high, low, close, volume] = this.own.map((c) => c.trim());
+    const rollups = this.levels.map((level) => new RollupBars(level.timeframe, level.time, level.values, level.closed(nowMs)));
+    const [time, open, high, low, close, volume] = this.own;
     // What it held is the caller's now (let go with it).
     this.drop();
-    return { own: new BarHistory({ time, open, high, low, close, volume }), rollups };
+    return { own: new BarHistory({ time, open, high, low, close, volume }, time.length), rollups };
   }
 }

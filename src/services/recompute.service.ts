@@ -79,11 +79,18 @@ export class RecomputeService {
         await rollUp();
         quality = this.qualityOfSymbol(symbol, nowMs);
         quality.catch(() => undefined);
+        if (kept) {
+          // From memory the coarser features need no rollup to wait for: they follow the
+          // changed timeframe's, one computation at a time (its bars let go first), which keeps
+          // the peak memory of two at once away while the server still has writes to work on.
+          rows += await ownFeatures;
+          histories.delete(own);
+        }
         for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf), historyOf(tf));
       } finally {
         await Promise.allSettled([ownFeatures, quality]);
       }
-      rows += await ownFeatures;
+      if (!kept) rows += await ownFeatures;
     } else {
       // A small pool: one thing at a time (see chunkWritersFor).
       await rollUp();
