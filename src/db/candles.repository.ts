@@ -177,7 +177,7 @@ export class CandlesRepository {
   async insertRollups(seriesId: number, bars: RollupBars): Promise<void> {
     const n = bars.length;
     if (n === 0) return;
-    await this.partitions.ensure([{ timeframe: bars.timeframe, fromMs: bars.time[0], toMs: bars.time[n - 1] }]);
+    await this.partitions.ensure([{ timeframe: bars.timeframe, fromMs: bars.time(0), toMs: bars.time(n - 1) }]);
     await this.writeText(
       seriesId,
       bars.timeframe,
@@ -185,7 +185,7 @@ export class CandlesRepository {
         const out = new AsciiText(256 * 1024);
         for (let i = 0; i < n; i++) {
           out.ascii(frame.prefix);
-          out.isoTime(bars.time[i]);
+          out.isoTime(bars.time(i));
           out.byte(44);
           out.ascii(bars.text(i));
           out.ascii(frame.suffix);
