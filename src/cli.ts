@@ -118,6 +118,12 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'watermarks bump': {
+    usage: 'mds watermarks bump',
+    summary: 'after writing data outside the service (psql, a restore): move every page\'s write watermark, so no ETag remembered before is answered with 304 again',
+    options: {},
+    run: async (services) => ({ epoch: await services.tags.bumpAll() }),
+  },
   compute: {
     usage: 'mds compute',
     summary: 'recompute everything derived from stored data (rollups, features)',

@@ -31,6 +31,8 @@ import { RecomputeService } from './services/recompute.service';
 import { TierPolicy } from './services/tier-policy';
 import { VERSION } from './version';
 import { createLogger, type Logger } from './logger';
+import { PageTags } from './services/page-tags.service';
+import { MemoryTagCache, RedisTagCache, type TagCache } from './services/tag-cache';
 import { RedisClients } from './services/redis-clients';
 import { DemoFeedService } from './services/demo-feed.service';
 import { CandleWriter, INGEST_POOL_SIZE } from './services/ingest/candle-writer';
@@ -59,6 +61,8 @@ export interface Services {
   multiAsset: MultiAssetService;
   markets: MarketsService;
   features: FeatureReadService;
+  /** The fast 304: tags remembered at their pages' write watermarks (Redis with Redis configured, else memory). */
+  tags: PageTags;
   quality: QualityService;
   /** Time partitions: periods ahead and retention (RETENTION_*). */
   partitions: PartitionService;
@@ -172,6 +176,8 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const redis = config.redis ? new RedisClients(config.redis, new DependencyState('redis', logDependency(logger))) : undefined;
   const quotaStore: QuotaStore = redis ? new RedisQuotaStore({ clients: redis, prefix: opts.quotaPrefix }) : new MemoryQuotaStore(clock);
   const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
+  const tagCache: TagCache = redis ? new RedisTagCache(redis, `${opts.quotaPrefix ?? 'mds:'}etag:`) : new MemoryTagCache();
+  const tags = new PageTags(store.routed.watermarks, tagCache, (fn) => store.consistentReads(fn), store.watermarks);
   const bus: EventBus = redis
     ? new RedisEventBus({ clients: redis, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: a message that is not an event') })
     : new MemoryEventBus();
@@ -247,6 +253,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     multiAsset: new MultiAssetService(endpoints.multiAsset, exchanges, store.routed.series, store.routed.multiAsset, tiers, clock),
     markets: new MarketsService(endpoints, store.routed.series, store.routed.candles, store.routed.ingest, clock),
     features: new FeatureReadService(endpoints.features, store.routed.series, store.routed.features, tiers, clock),
+    tags,
     quality,
     partitions: new PartitionService(store.partitions, store.locks, config.retentionMs),
     featurePrecompute,
@@ -274,6 +281,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     async close() {
       await bus.close();
       await quotaStore.close();
+      await tagCache.close();
       if (ingestStore !== store) await ingestStore.close();
       await store.close();
     },

@@ -59,7 +59,7 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   // can be large (elsewhere the middleware's per-response cost buys nothing).
   const compress = compression({ threshold: 1024 });
   app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features', '/v1/quality'], compress);
-  app.use(featuresRouter(s.access, s.features, s.clock));
+  app.use(featuresRouter(s.access, s.features, s.tags, s.clock));
   app.use(marketRouter(s));
   app.use(qualityRouter(s.access, s.quality));
   app.use('/graphql', compress, ...graphql);

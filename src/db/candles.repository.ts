@@ -13,6 +13,7 @@ import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, Page, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf } from './bulk-upsert';
+import { moveWatermarks } from './watermarks.repository';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleJson, candleOf, candleWithFlowOf } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
 import { COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
@@ -139,7 +140,7 @@ export class CandlesRepository {
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
     const { fromMs, toMs } = await timeSpanOf(batches);
     await this.partitions.ensure([{ timeframe, fromMs, toMs }]);
-    await this.writeText(seriesId, timeframe, async function* (frame) {
+    await this.writeText(seriesId, timeframe, { fromMs, toMs }, async function* (frame) {
       const out = new AsciiText(64 * 1024);
       for await (const batch of batches()) {
         for (const r of batch) {
@@ -166,7 +167,7 @@ export class CandlesRepository {
     text: (frame: CandleLineFrame) => AsyncIterable<string>,
   ): Promise<void> {
     await this.partitions.ensure([{ timeframe, ...span }]);
-    await this.writeText(seriesId, timeframe, text);
+    await this.writeText(seriesId, timeframe, span, text);
   }
 
   /**
@@ -177,10 +178,12 @@ export class CandlesRepository {
   async insertRollups(seriesId: number, bars: RollupBars): Promise<void> {
     const n = bars.length;
     if (n === 0) return;
-    await this.partitions.ensure([{ timeframe: bars.timeframe, fromMs: bars.time(0), toMs: bars.time(n - 1) }]);
+    const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
+    await this.partitions.ensure([{ timeframe: bars.timeframe, ...span }]);
     await this.writeText(
       seriesId,
       bars.timeframe,
+      span,
       async function* (frame) {
         const out = new AsciiText(256 * 1024);
         for (let i = 0; i < n; i++) {
@@ -206,6 +209,7 @@ export class CandlesRepository {
   private async writeText(
     seriesId: number,
     timeframe: CandleTimeframe,
+    span: { fromMs: number; toMs: number },
     text: (frame: CandleLineFrame) => AsyncIterable<string>,
     derived = false,
   ): Promise<void> {
@@ -213,6 +217,7 @@ export class CandlesRepository {
     const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}, derived) };
     const table = await this.partitions.tableFor('candles', timeframe);
     await bulkUpsert(this.db, { table, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
+    await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);
   }
 
   /**
@@ -226,6 +231,7 @@ export class CandlesRepository {
       await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
       const params = [range.seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
       await this.db.query(ROLLUP_SQL, params, { prepare: true });
+      await moveWatermarks(this.db, [range.seriesId], s.timeframe, s.startMs, s.endMs - p);
     }
   }
 

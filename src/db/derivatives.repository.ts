@@ -7,6 +7,7 @@ import type { DerivativesInput } from '../domain/derivatives';
 import type { Derivatives } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf } from './bulk-upsert';
+import { moveWatermarks } from './watermarks.repository';
 import { finerByBucket } from './candle-derivations';
 import type { SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
@@ -87,7 +88,7 @@ export class DerivativesRepository {
   /** Upsert 1m rows of one series (see CandlesRepository.upsert); must run on a transaction. */
   async upsert(seriesId: number, batches: () => AsyncIterable<readonly DerivativesInput[]>): Promise<void> {
     const { fromMs, toMs } = await timeSpanOf(batches);
-    await this.write(fromMs, toMs, async function* () {
+    await this.write([seriesId], fromMs, toMs, async function* () {
       for await (const batch of batches()) {
         let chunk = '';
         for (const r of batch) chunk += line(seriesId, r);
@@ -99,16 +100,17 @@ export class DerivativesRepository {
   /** Upsert 1m rows of several series at once (the minutes that ended together); must run on a transaction. */
   async upsertMinutes(rows: ReadonlyArray<{ seriesId: number; row: DerivativesInput }>): Promise<void> {
     const times = rows.map((r) => r.row.time);
-    await this.write(Math.min(...times), Math.max(...times), async function* () {
+    await this.write([...new Set(rows.map((r) => r.seriesId))], Math.min(...times), Math.max(...times), async function* () {
       yield rows.map((r) => line(r.seriesId, r.row)).join('');
     });
   }
 
-  private async write(fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
+  private async write(seriesIds: number[], fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
     if (!(fromMs <= toMs)) return;
     await this.partitions.ensure([{ timeframe: '1m', fromMs, toMs }]);
     const table = await this.partitions.tableFor('derivatives', '1m');
     await bulkUpsert(this.db, { table, columns: COLUMNS, key: KEY }, lines);
+    await moveWatermarks(this.db, seriesIds, '1m', fromMs, toMs);
   }
 
   /** Recompute 5m to 1d, each from the next finer timeframe, over the whole buckets containing [startMs, endMs] (as CandlesRepository.rollUp). */
@@ -118,6 +120,7 @@ export class DerivativesRepository {
       await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
       const params = [seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
       await this.db.query(ROLLUP_SQL, params, { prepare: true });
+      await moveWatermarks(this.db, [seriesId], s.timeframe, s.startMs, s.endMs - p);
     }
   }
 }

@@ -8,6 +8,7 @@ import type { FeatureRow } from '../domain/market';
 import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert } from './bulk-upsert';
+import { moveWatermarks } from './watermarks.repository';
 import type { QueryOptions, SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
@@ -119,6 +120,7 @@ export class FeaturesRepository {
       ]);
     const table = await this.partitions.tableFor('features', timeframe);
     await bulkUpsert(this.db, { table, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
+    await moveWatermarks(this.db, [seriesId], timeframe, times[firstIndex], times[times.length - 1]);
     return times.length - firstIndex;
   }
 
@@ -171,6 +173,7 @@ export class FeaturesRepository {
          premium_zscore = EXCLUDED.premium_zscore`,
       [perpSeriesId, spotSeriesId],
     );
+    await moveWatermarks(this.db, [perpSeriesId], 'funding', span.first, span.last);
   }
 
   /** Open time of the newest feature row of a series at each of `timeframes` (absent: none), in one query. */

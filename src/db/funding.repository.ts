@@ -5,6 +5,7 @@
 import type { FundingRateInput } from '../domain/csv-rows';
 import type { FundingRate } from '../domain/market';
 import { bulkUpsert } from './bulk-upsert';
+import { moveWatermarks } from './watermarks.repository';
 import type { SqlSession } from './database';
 import { groupBySeries, sqlDecimal, sqlEpochMs, sqlFloat, sqlTime, type WithSeries } from './sql';
 
@@ -64,13 +65,21 @@ export class FundingRepository {
 
   /** Upsert the rates of one series (see CandlesRepository.upsert); must run on a transaction. */
   async upsert(seriesId: number, batches: () => AsyncIterable<readonly FundingRateInput[]>): Promise<void> {
+    // The span of what was written, for its watermarks: taken as the rows go by (no second pass).
+    let fromMs = Infinity;
+    let toMs = -Infinity;
     async function* lines(): AsyncGenerator<string> {
       for await (const batch of batches()) {
         let chunk = '';
-        for (const r of batch) chunk += `${seriesId},${new Date(r.time).toISOString()},${r.rate}\n`;
+        for (const r of batch) {
+          chunk += `${seriesId},${new Date(r.time).toISOString()},${r.rate}\n`;
+          if (r.time < fromMs) fromMs = r.time;
+          if (r.time > toMs) toMs = r.time;
+        }
         if (chunk) yield chunk;
       }
     }
     await bulkUpsert(this.db, { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] }, lines);
+    await moveWatermarks(this.db, [seriesId], 'funding', fromMs, toMs);
   }
 }

@@ -8,6 +8,7 @@
  */
 import type { Database, SqlSession } from './database';
 import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
+import { WatermarksRepository } from './watermarks.repository';
 
 export type PartitionPeriod = 'month' | 'year';
 
@@ -208,6 +209,8 @@ export class Partitions {
         if (p.timeframe !== timeframe || p.endMs > cutoffMs) continue;
         const parent = `${p.table}_${p.timeframe}`;
         await s.query(`ALTER TABLE "${parent}" DETACH PARTITION "${p.name}" ${p.detachPending ? 'FINALIZE' : 'CONCURRENTLY'}`);
+        // Its rows are gone from reads once the detach returns (it cannot share a transaction).
+        await new WatermarksRepository(s).movePeriod(p.timeframe, p.startMs);
         await s.query(`DROP TABLE "${p.name}"`);
         dropped.push(p.name);
       }

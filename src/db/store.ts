@@ -17,6 +17,7 @@ import { Partitions } from './partitions';
 import { QualityRepository } from './quality.repository';
 import type { ReplicaRouter, RouterStats } from './replica-router';
 import { SeriesRepository } from './series.repository';
+import { WatermarksRepository } from './watermarks.repository';
 
 /** The repositories whose writes can share a transaction. */
 export interface Repositories {
@@ -35,6 +36,7 @@ export interface RoutedRepositories extends Repositories {
   multiAsset: MultiAssetRepository;
   quality: Pick<QualityRepository, 'ofSeries'>;
   ingest: Pick<IngestRepository, 'status'>;
+  watermarks: Pick<WatermarksRepository, 'read'>;
 }
 
 export class Store implements RoutedRepositories {
@@ -48,6 +50,7 @@ export class Store implements RoutedRepositories {
   readonly keys: KeysRepository;
   readonly locks: Locks;
   readonly ingest: IngestRepository;
+  readonly watermarks: WatermarksRepository;
   /** The data reads: on replicas when the store has them, else these very repositories. */
   readonly routed: RoutedRepositories;
   /** The time partitions of candles, features and derivatives: created ahead of writes, dropped by retention. */
@@ -68,6 +71,7 @@ export class Store implements RoutedRepositories {
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
     this.ingest = new IngestRepository(db);
+    this.watermarks = new WatermarksRepository(db);
     this.routed = replicas ? this.routedOn(replicas.session) : this;
   }
 
@@ -81,6 +85,7 @@ export class Store implements RoutedRepositories {
       multiAsset: new MultiAssetRepository(s),
       quality: new QualityRepository(this.db.prisma, s),
       ingest: new IngestRepository(s),
+      watermarks: new WatermarksRepository(s),
     };
   }
 
@@ -127,6 +132,14 @@ export class Store implements RoutedRepositories {
    */
   async analyze(): Promise<void> {
     await this.db.session((s) => s.exec('ANALYZE candles, features, funding_rates, derivatives'));
+  }
+
+  /**
+   * Run `fn`, whose data reads (`routed`) all go to one server: with replicas, the one its first
+   * statement went to, or the primary (replica-router.ts); without, the primary anyway.
+   */
+  consistentReads<T>(fn: () => Promise<T>): Promise<T> {
+    return this.replicas ? this.replicas.consistent(fn) : fn();
   }
 
   /** A trivial statement, given up after `timeoutMs` (the health check). */

@@ -3,12 +3,13 @@
  * the response contains, `If-None-Match` answered with 304, and a Cache-Control that lets a client
  * keep closed history. The tag hashes the format, the normalized parameters (an omitted `end`
  * counts as open, not as the request's clock), the rows as sent and the next page's start, before
- * any byte is written. The access path runs first, so a 304 comes after 401, 429, 400 and 403,
- * counts against the quotas and carries their headers.
+ * any byte is written (and remembered at the page's write watermark, page-tags.service.ts). The
+ * access path runs first, so a 304 comes after 401, 429, 400 and 403 and carries quota headers.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { TIMEFRAME_MS, bucketStart, type FeatureTimeframe } from '../domain/timeframe';
+import type { PageTags, RememberedTag, WatermarkScope } from '../services/page-tags.service';
 import type { Format } from './format';
 
 /** A page whose last period closed at least this long ago is history a client may keep. */
@@ -74,6 +75,25 @@ export function answeredNotModified(req: Request, res: Response, tag: string, sp
 export interface PageCache {
   params: string;
   span: PageSpan | null;
+  /** Keep the tag sent (set by `readConditional` when the page's watermark held during its read). */
+  remember?: (sent: RememberedTag) => void;
+}
+
+/**
+ * Read a data page through its write watermark: when the client holds the tag remembered for it,
+ * answer 304 (with the headers a full answer's 304 has) and return null; else the page, with
+ * `cache.remember` set when its tag may be kept.
+ */
+export async function readConditional<P>(req: Request, res: Response, tags: PageTags, cache: PageCache, scope: WatermarkScope | null, read: () => Promise<P>): Promise<P | null> {
+  const ifNoneMatch = req.header('if-none-match');
+  const r = await tags.read(cache.params, scope, ifNoneMatch === undefined ? null : (tag) => named(ifNoneMatch, tag), read);
+  if ('page' in r) {
+    cache.remember = r.remember;
+    return r.page;
+  }
+  if (r.notModified.nextStart !== null) res.setHeader('X-Next-Start', r.notModified.nextStart);
+  answeredNotModified(req, res, r.notModified.tag, cache.span);
+  return null;
 }
 
 /** The PageCache of a read whose normalized request is `request`, rows of `timeframe`. */
@@ -88,7 +108,9 @@ export function pageCache(req: Request, format: Format, request: { end: number }
  */
 export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string): void {
   const bytes = Buffer.from(body);
-  if (answeredNotModified(req, res, entityTag([cache.params, bytes]), cache.span)) return;
+  const tag = entityTag([cache.params, bytes]);
+  cache.remember?.({ tag, nextStart: null });
+  if (answeredNotModified(req, res, tag, cache.span)) return;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.send(bytes);
 }

@@ -27,6 +27,7 @@ export async function sendCsv<Row>(req: Request, res: Response, page: CsvPage<Ro
   const header = page.columns.join(',');
   const lines = page.rows.map((row) => page.cells(row).map((v) => v ?? '').join(','));
   const tag = entityTag([cache.params, page.nextStart ?? '', header, ...lines]);
+  cache.remember?.({ tag, nextStart: page.nextStart });
   if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);
   if (answeredNotModified(req, res, tag, cache.span)) return;
   res.type('text/csv; charset=utf-8');

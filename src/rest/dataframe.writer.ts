@@ -195,6 +195,7 @@ export async function dataframeBytes<Row>(format: DataframeFormat, page: Datafra
 export async function sendDataframe<Row>(req: Request, res: Response, format: DataframeFormat, page: DataframePage<Row>, cache: PageCache): Promise<void> {
   const bytes = await dataframeBytes(format, page);
   const tag = entityTag([cache.params, page.nextStart ?? '', createHash('sha256').update(bytes).digest('base64url')]);
+  cache.remember?.({ tag, nextStart: page.nextStart });
   if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);
   if (answeredNotModified(req, res, tag, cache.span)) return;
   res.type(DATAFRAME_MEDIA_TYPES[format]).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));

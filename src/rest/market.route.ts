@@ -1,4 +1,4 @@
-/** GET /v1/ohlcv, /v1/derivatives, /v1/funding, /v1/multi-asset and /v1/markets: one service call each, then a serializer. */
+/** GET /v1/ohlcv, /v1/derivatives, /v1/funding, /v1/multi-asset and /v1/markets: the service's page (or a 304), then a serializer. */
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
 import type { CandlesService } from '../services/candles.service';
@@ -6,10 +6,11 @@ import type { DerivativesService } from '../services/derivatives.service';
 import type { FundingService } from '../services/funding.service';
 import type { MarketsService } from '../services/markets.service';
 import type { MultiAssetService } from '../services/multi-asset.service';
+import type { PageTags } from '../services/page-tags.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendCsv } from './csv';
 import { isDataframe, parseFormat } from './format';
-import { pageCache, sendJsonPage } from './conditional';
+import { pageCache, readConditional, sendJsonPage } from './conditional';
 import { sendDataframe } from './dataframe.writer';
 import { candleCsvCells, candleCsvColumns, candlePageJson } from './serializers/candle.serializer';
 import { candleFrame, derivativesFrame, fundingFrame, multiAssetFrame } from './serializers/dataframe.columns';
@@ -25,6 +26,7 @@ export interface MarketRoutesDeps {
   funding: FundingService;
   multiAsset: MultiAssetService;
   markets: MarketsService;
+  tags: PageTags;
   clock: () => number;
 }
 
@@ -32,14 +34,20 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
   const router = Router();
   const auth = requireApiKey(deps.access);
 
+  // Each data route: validate, then the page through its write watermark (null: a 304 was sent).
   router.get('/v1/ohlcv', auth, async (req, res) => {
     const format = parseFormat(req.query);
+    const request = deps.candles.parseRequest(principalOf(req), req.query);
+    const now = deps.clock();
+    const cache = pageCache(req, format, request, request.timeframe, now);
+    const scope = await deps.candles.scope(request, now);
     if (format === 'json') {
-      const { request, page } = await deps.candles.pageAsJson(principalOf(req), req.query);
-      return sendJsonPage(req, res, pageCache(req, format, request, request.timeframe, deps.clock()), candlePageJson(request, page));
+      const page = await readConditional(req, res, deps.tags, cache, scope, () => deps.candles.pageAsJson(request, now));
+      if (page !== null) sendJsonPage(req, res, cache, candlePageJson(request, page));
+      return;
     }
-    const { request, page } = await deps.candles.page(principalOf(req), req.query);
-    const cache = pageCache(req, format, request, request.timeframe, deps.clock());
+    const page = await readConditional(req, res, deps.tags, cache, scope, () => deps.candles.page(request, now));
+    if (page === null) return;
     if (format === 'csv') {
       return sendCsv(req, res, { columns: candleCsvColumns(request), rows: page.data, cells: candleCsvCells(request), nextStart: page.nextStart }, cache);
     }
@@ -48,8 +56,11 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
 
   router.get('/v1/derivatives', auth, async (req, res) => {
     const format = parseFormat(req.query);
-    const { request, page } = await deps.derivatives.page(principalOf(req), req.query);
-    const cache = pageCache(req, format, request, request.timeframe, deps.clock());
+    const request = deps.derivatives.parseRequest(principalOf(req), req.query);
+    const now = deps.clock();
+    const cache = pageCache(req, format, request, request.timeframe, now);
+    const page = await readConditional(req, res, deps.tags, cache, await deps.derivatives.scope(request, now), () => deps.derivatives.page(request, now));
+    if (page === null) return;
     if (format === 'csv') return sendCsv(req, res, { columns: DERIVATIVES.names, rows: page.data, cells: DERIVATIVES.csvCells, nextStart: page.nextStart }, cache);
     if (isDataframe(format)) return sendDataframe(req, res, format, derivativesFrame(request, page), cache);
     sendJsonPage(req, res, cache, derivativesPageJson(request, page));
@@ -57,8 +68,10 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
 
   router.get('/v1/funding', auth, async (req, res) => {
     const format = parseFormat(req.query);
-    const { request, page } = await deps.funding.page(principalOf(req), req.query);
+    const request = deps.funding.parseRequest(principalOf(req), req.query);
     const cache = pageCache(req, format, request, 'funding', deps.clock());
+    const page = await readConditional(req, res, deps.tags, cache, await deps.funding.scope(request), () => deps.funding.page(request));
+    if (page === null) return;
     if (format === 'csv') {
       return sendCsv(req, res, { columns: fundingCsvColumns(request), rows: page.data, cells: fundingCsvCells(request), nextStart: page.nextStart }, cache);
     }
@@ -68,8 +81,11 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
 
   router.get('/v1/multi-asset', auth, async (req, res) => {
     const format = parseFormat(req.query);
-    const { request, page } = await deps.multiAsset.page(principalOf(req), req.query);
-    const cache = pageCache(req, format, request, request.timeframe, deps.clock());
+    const request = deps.multiAsset.parseRequest(principalOf(req), req.query);
+    const now = deps.clock();
+    const cache = pageCache(req, format, request, request.timeframe, now);
+    const page = await readConditional(req, res, deps.tags, cache, await deps.multiAsset.scope(request, now), () => deps.multiAsset.rows(request, now));
+    if (page === null) return;
     if (format === 'csv') {
       return sendCsv(req, res, { columns: multiAssetCsvColumns(request), rows: page.data, cells: multiAssetCsvCells(request), nextStart: page.nextStart }, cache);
     }

@@ -10,6 +10,7 @@ import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
+import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from './tier-policy';
 
 export class CandlesService {
@@ -29,27 +30,32 @@ export class CandlesService {
     return q;
   }
 
-  /** One validated page: what GET /v1/ohlcv serves. */
-  async page(caller: Principal, raw: RawParams): Promise<{ request: CandleRequest; page: Page<Candle> }> {
-    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
+  /** The page of a validated request at `now`: what GET /v1/ohlcv serves. */
+  async page(request: CandleRequest, now: number): Promise<Page<Candle>> {
+    return (await onePage(request, (qs) => this.pages(qs, now))).page;
   }
 
   /**
-   * One validated page with each row as its JSON object text (`time` and the candle's values):
-   * the fast path of GET /v1/ohlcv's JSON, with no object per row.
+   * The same with each row as its JSON object text (`time` and the candle's values): the fast
+   * path of GET /v1/ohlcv's JSON, with no object per row.
    */
-  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: CandleRequest; page: Page<string> }> {
-    const request = this.parseRequest(caller, raw);
+  async pageAsJson(request: CandleRequest, now: number): Promise<Page<string>> {
     const id = (await this.series.idsOf([request])).get(marketKey(request));
-    const end = closedEnd(request.end, request.timeframe, this.clock());
-    if (id === undefined || request.start > end) return { request, page: { count: 0, nextStart: null, data: [] } };
-    return { request, page: await this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit, request.fields) };
+    const end = closedEnd(request.end, request.timeframe, now);
+    if (id === undefined || request.start > end) return { count: 0, nextStart: null, data: [] };
+    return this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit, request.fields);
+  }
+
+  /** What the page of `request` at `now` is read from (its write watermark's scope); null: a market with no rows. */
+  async scope(request: CandleRequest, now: number): Promise<WatermarkScope | null> {
+    const id = (await this.series.idsOf([request])).get(marketKey(request));
+    if (id === undefined) return null;
+    return { seriesIds: [id], timeframes: [request.timeframe], startMs: request.start, endMs: closedEnd(request.end, request.timeframe, now) };
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. Closed candles only. */
-  async pages(requests: readonly CandleRequest[]): Promise<Array<Page<Candle>>> {
+  async pages(requests: readonly CandleRequest[], now = this.clock()): Promise<Array<Page<Candle>>> {
     const ids = await this.series.idsOf(requests);
-    const now = this.clock();
     const endOf = (q: CandleRequest) => closedEnd(q.end, q.timeframe, now);
     return batchPages(requests, {
       idOf: (q) => ids.get(marketKey(q)),

@@ -11,6 +11,7 @@ import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
+import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from './tier-policy';
 
 export class DerivativesService {
@@ -30,14 +31,21 @@ export class DerivativesService {
     return q;
   }
 
-  async page(caller: Principal, raw: RawParams): Promise<{ request: DerivativesRequest; page: Page<Derivatives> }> {
-    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
+  /** The page of a validated request at `now`. */
+  async page(request: DerivativesRequest, now: number): Promise<Page<Derivatives>> {
+    return (await onePage(request, (qs) => this.pages(qs, now))).page;
+  }
+
+  /** What the page of `request` at `now` is read from (its write watermark's scope); null: a market with no rows. */
+  async scope(request: DerivativesRequest, now: number): Promise<WatermarkScope | null> {
+    const id = (await this.series.idsOf([request])).get(marketKey(request));
+    if (id === undefined) return null;
+    return { seriesIds: [id], timeframes: [request.timeframe], startMs: request.start, endMs: closedEnd(request.end, request.timeframe, now) };
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. */
-  async pages(requests: readonly DerivativesRequest[]): Promise<Array<Page<Derivatives>>> {
+  async pages(requests: readonly DerivativesRequest[], now = this.clock()): Promise<Array<Page<Derivatives>>> {
     const ids = await this.series.idsOf(requests);
-    const now = this.clock();
     const endOf = (q: DerivativesRequest) => closedEnd(q.end, q.timeframe, now);
     return batchPages(requests, {
       idOf: (q) => ids.get(marketKey(q)),

@@ -13,6 +13,7 @@ import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
+import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from './tier-policy';
 
 export class FeatureReadService {
@@ -42,28 +43,39 @@ export class FeatureReadService {
    * One page with each row already rendered as its JSON object (the row's own keys: `time` and
    * the feature names), for the JSON representation: the fast path of GET /v1/features.
    */
-  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<string> }> {
-    const request = this.parseRequest(caller, raw);
-    const [p] = await this.batched([request], async (q, [id], end, limit) => new Map([[id, await this.features.pageAsJson(id, q.timeframe, q.names, new Date(q.start), end, limit)]]));
-    return { request, page: { ...p, data: p.data.map((r) => r.json) } };
+  async pageAsJson(request: FeatureRequest, now: number): Promise<Page<string>> {
+    const [p] = await this.batched(
+      [request],
+      async (q, [id], end, limit) => new Map([[id, await this.features.pageAsJson(id, q.timeframe, q.names, new Date(q.start), end, limit)]]),
+      now,
+    );
+    return { ...p, data: p.data.map((r) => r.json) };
   }
 
-  async page(caller: Principal, raw: RawParams): Promise<{ request: FeatureRequest; page: Page<FeatureRow> }> {
-    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
+  /** The page of a validated request at `now`. */
+  async page(request: FeatureRequest, now: number): Promise<Page<FeatureRow>> {
+    return (await onePage(request, (qs) => this.pages(qs, now))).page;
+  }
+
+  /** What the page of `request` at `now` is read from (its write watermark's scope); null: a market with no rows. */
+  async scope(request: FeatureRequest, now: number): Promise<WatermarkScope | null> {
+    const id = (await this.series.idsOf([request])).get(marketKey(request));
+    if (id === undefined) return null;
+    return { seriesIds: [id], timeframes: [request.timeframe], startMs: request.start, endMs: closedEnd(request.end, request.timeframe, now) };
   }
 
   /** Pages, one per request, in order; requests sharing their parameters share one statement. */
-  pages(requests: readonly FeatureRequest[]): Promise<Array<Page<FeatureRow>>> {
-    return this.batched(requests, (q, ids, end, limit) => this.features.pages(ids, q.timeframe, q.names, new Date(q.start), end, limit));
+  pages(requests: readonly FeatureRequest[], now = this.clock()): Promise<Array<Page<FeatureRow>>> {
+    return this.batched(requests, (q, ids, end, limit) => this.features.pages(ids, q.timeframe, q.names, new Date(q.start), end, limit), now);
   }
 
   /** Batched pages with rows from `fetch`: candle timeframes end at the last closed candle. */
   private async batched<Row extends { time: string }>(
     requests: readonly FeatureRequest[],
     fetch: (q: FeatureRequest, ids: number[], end: Date, limit: number) => Promise<Map<number, Row[]>>,
+    now: number,
   ): Promise<Array<Page<Row>>> {
     const ids = await this.series.idsOf(requests);
-    const now = this.clock();
     const endOf = (q: FeatureRequest) => closedEnd(q.end, q.timeframe, now);
     return batchPages(requests, {
       idOf: (q) => ids.get(marketKey(q)),

@@ -11,6 +11,7 @@ import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { Exchanges } from '../domain/exchanges';
 import type { Principal } from './access/principal';
 import { batchPages, onePage } from './batch-pages';
+import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from './tier-policy';
 
 export class FundingService {
@@ -29,8 +30,23 @@ export class FundingService {
     return q;
   }
 
-  async page(caller: Principal, raw: RawParams): Promise<{ request: FundingRequest; page: Page<FundingRate> }> {
-    return onePage(this.parseRequest(caller, raw), (qs) => this.pages(qs));
+  /** The page of a validated request. */
+  async page(request: FundingRequest): Promise<Page<FundingRate>> {
+    return (await onePage(request, (qs) => this.pages(qs))).page;
+  }
+
+  /**
+   * What the page of `request` is read from (its write watermark's scope); null: a market with no
+   * rows. Normalized: the z-score's 719 earlier rates (any age) and both exchanges' 1h closes.
+   */
+  async scope(request: FundingRequest): Promise<WatermarkScope | null> {
+    const spot = { exchange: this.exchanges.spot, symbol: request.symbol };
+    const ids = await this.series.idsOf(request.normalized ? [request, spot] : [request]);
+    const id = ids.get(marketKey(request));
+    if (id === undefined) return null;
+    if (!request.normalized) return { seriesIds: [id], timeframes: ['funding'], startMs: request.start, endMs: request.end };
+    const spotId = ids.get(marketKey(spot));
+    return { seriesIds: spotId === undefined ? [id] : [id, spotId], timeframes: ['funding', '1h'], startMs: 0, endMs: request.end };
   }
 
   async pages(requests: readonly FundingRequest[]): Promise<Array<Page<FundingRate>>> {

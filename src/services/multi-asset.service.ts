@@ -10,6 +10,7 @@ import { closedEnd } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 import type { Principal } from './access/principal';
 import { page } from './batch-pages';
+import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from './tier-policy';
 
 const EMPTY: Page<MultiAssetRow> = { count: 0, nextStart: null, data: [] };
@@ -37,8 +38,18 @@ export class MultiAssetService {
     return { request, page: await this.rows(request) };
   }
 
+  /** What the page of `q` at `now` is read from (its write watermark's scope); null: none of its markets has rows. */
+  async scope(q: MultiAssetRequest, now: number): Promise<WatermarkScope | null> {
+    const ids = await this.series.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
+    const seriesIds = [...new Set(ids.values())];
+    if (seriesIds.length === 0) return null;
+    const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
+    const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, now) : q.end;
+    return { seriesIds, timeframes: [source.timeframe ?? 'funding'], startMs: q.start, endMs: end };
+  }
+
   /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */
-  async rows(q: MultiAssetRequest): Promise<Page<MultiAssetRow>> {
+  async rows(q: MultiAssetRequest, now = this.clock()): Promise<Page<MultiAssetRow>> {
     const ids = await this.series.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const symbolOf = new Map<number, string>();
     for (const symbol of q.symbols) {
@@ -48,7 +59,7 @@ export class MultiAssetService {
     if (symbolOf.size === 0) return EMPTY;
     const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
     // Candle values and the technical features computed on them: closed periods only.
-    const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, this.clock()) : q.end;
+    const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, now) : q.end;
     if (q.start > end) return EMPTY;
     const flat = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
     const order = new Map(q.symbols.map((s, i) => [s, i]));

@@ -4,6 +4,7 @@
  * replay paused, a row written on the primary is there only, so a read that misses it ran on the
  * replica. Two servers share the pair: one with REPLICA_MAX_LAG=1h (a paused replica stays recent,
  * so only routing and read-your-writes decide), one with 2s (the lag bound and a killed replica).
+ * A page's write watermark is read on the server its rows come from: a replica's lags with them.
  */
 import type { MarketEvent } from '../../src/services/events/market-events';
 import type { Json } from '../helpers/json';
@@ -156,6 +157,32 @@ describeWith('POSTGRES_BIN', 'read replicas on a streaming standby', (bin) => {
     await pair.caughtUp();
     const after = await pollUntil(() => view(patient, 'BTC-USDT'), (v) => v.ohlcv === 2, { withinMs: 5_000 });
     expect(after).toEqual({ ohlcv: 2, funding: 2, features: 2, multiAsset: 2, marketsLast: iso(T0 + HOUR), quality: 200, graphqlCandles: 2, graphqlLast: iso(T0 + HOUR) });
+  }, 30_000);
+
+  it('when the replica lags a repair, then its watermark lags with its data: a revalidation answers for what it holds, and the tag changes once it replays the repair', async () => {
+    const id = await seriesId('perp', 'AVAX-USDT');
+    await writeHour(id, T0, 30);
+    await pair.caughtUp();
+    await replicaState(patient, 'serving');
+    const key = keys.get(patient)!;
+    const path = `/v1/ohlcv?symbol=AVAX-USDT&exchange=perp&timeframe=1h&start=${T0}&end=${T0 + 2 * HOUR}`;
+    const tag = (await patient.rest(path, { key })).headers.get('etag')!;
+    expect((await patient.rest(path, { key, headers: { 'If-None-Match': tag } })).status).toBe(304);
+
+    await pauseReplay();
+    // Through the other server's writer: this one hears no event of it, so its reads stay on the replica.
+    await strict.services.writer.candles({ id, symbol: 'AVAX-USDT' }, '1h', [{ time: T0, open: '31', high: '32', low: '29', close: '31.5', volume: '5' }]);
+    const readsBefore = await replicaReads(patient);
+    const lagging = await patient.rest(path, { key, headers: { 'If-None-Match': tag } });
+    expect(lagging.status).toBe(304);
+    expect(await replicaReads(patient)).toBeGreaterThan(readsBefore);
+
+    await pair.standby.query('SELECT pg_wal_replay_resume()');
+    await pair.caughtUp();
+    const after = await patient.rest(path, { key, headers: { 'If-None-Match': tag } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('etag')).not.toBe(tag);
+    expect(((await after.json()) as Json).data[0].close).toBe('31.500000');
   }, 30_000);
 
   it('when the replica falls further behind than REPLICA_MAX_LAG, then reads go to the primary within that bound, /health says so (200), and it rejoins once it catches up', async () => {

@@ -42,5 +42,9 @@ describe.each(databaseCases())('Prisma models against the migrated schema on $na
     expect(f?.macd).toBeNull();
     expect(await p.qualityRecord.findFirst({ where: { seriesId: series.id } })).toMatchObject({ missingIntervals: [] });
     expect(await p.apiKey.findFirst({ where: { keyHash: 'h'.repeat(64) } })).toMatchObject({ revokedAt: null, label: null });
+    // A watermark's version comes from the sequence; the epoch row was made by the migration.
+    await p.watermark.create({ data: { seriesId: series.id, timeframe: '1m', periodStart: t } });
+    expect(await p.watermark.findFirst({ where: { seriesId: series.id, timeframe: '1m' } })).toMatchObject({ periodStart: t, version: expect.any(BigInt) });
+    expect(await p.watermarkEpoch.findFirst()).toMatchObject({ id: true, databaseId: expect.stringMatching(/^[0-9a-f-]{36}$/), version: expect.any(BigInt) });
   });
 });

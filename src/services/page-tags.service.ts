@@ -1,0 +1,73 @@
+/**
+ * The fast 304 (docs/DECISIONS.md, "Revalidation without reading"): the ETag sent for a page is
+ * remembered under its tag's parameters, the end its rows were cut at and its write watermark
+ * (watermarks.repository.ts). A revalidation whose watermark is unchanged is answered from that,
+ * without reading or hashing the rows. The tag itself stays the content hash of what was sent.
+ */
+import { createHash } from 'node:crypto';
+import type { WatermarkScope, WatermarksRepository } from '../db/watermarks.repository';
+import type { TagCache } from './tag-cache';
+
+export type { WatermarkScope } from '../db/watermarks.repository';
+
+/** What a 304 repeats of the response it stands for. */
+export interface RememberedTag {
+  tag: string;
+  /** `X-Next-Start` of a CSV or dataframe page (JSON carries it in the body: null). */
+  nextStart: string | null;
+}
+
+export type PageRead<P> = { notModified: RememberedTag } | { page: P; remember?: (tag: RememberedTag) => void };
+
+export class PageTags {
+  constructor(
+    private readonly watermarks: Pick<WatermarksRepository, 'read'>,
+    private readonly cache: TagCache,
+    /** Runs its function with every data read on one server (Store.consistentReads). */
+    private readonly consistent: <T>(fn: () => Promise<T>) => Promise<T>,
+    /** The primary's watermarks, for `bumpAll`. */
+    private readonly primary: Pick<WatermarksRepository, 'bumpEpoch'>,
+  ) {}
+
+  /** Move every page's watermark (`mds watermarks bump`: writes made outside the service). Returns the new epoch. */
+  bumpAll(): Promise<string> {
+    return this.primary.bumpEpoch();
+  }
+
+  get cacheKind(): TagCache['kind'] {
+    return this.cache.kind;
+  }
+
+  /**
+   * The page, or the tag remembered for it when `holds` says the client has that one. With no
+   * scope (a page that cannot be proved unchanged) the page is read as before. Otherwise the
+   * watermark is read before the page and again after it, on the same server: equal, no write
+   * touched the page's rows meanwhile, so the tag of what is sent may be remembered under it.
+   */
+  async read<P>(params: string, scope: WatermarkScope | null, holds: ((tag: string) => boolean) | null, read: () => Promise<P>): Promise<PageRead<P>> {
+    if (scope === null) return { page: await read() };
+    return this.consistent(async () => {
+      const before = await this.watermarks.read(scope);
+      const key = keyOf(params, scope, before);
+      if (holds !== null) {
+        const remembered = decode(await this.cache.get(key));
+        if (remembered !== null && holds(remembered.tag)) return { notModified: remembered };
+      }
+      const page = await read();
+      if ((await this.watermarks.read(scope)) !== before) return { page };
+      return { page, remember: (t: RememberedTag) => void this.cache.set(key, encode(t)) };
+    });
+  }
+}
+
+function keyOf(params: string, scope: WatermarkScope, mark: string): string {
+  return createHash('sha256').update(params).update('\0').update(String(scope.endMs)).update('\0').update(mark).digest('base64url');
+}
+
+const encode = (t: RememberedTag) => (t.nextStart === null ? t.tag : `${t.tag} ${t.nextStart}`);
+
+function decode(value: string | null): RememberedTag | null {
+  if (value === null) return null;
+  const space = value.indexOf(' ');
+  return space < 0 ? { tag: value, nextStart: null } : { tag: value.slice(0, space), nextStart: value.slice(space + 1) };
+}
