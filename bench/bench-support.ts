@@ -22,7 +22,7 @@ export async function admin(sql: string, url = PG_SERVER): Promise<void> {
 
 /** A new database on the bench server; returns its URL and a dropper. */
 export async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `mds_bench_${Date.now().toString(36)}`;
+  const name = `${process.env.BENCH_DB_PREFIX ?? 'mds_bench_'}${Date.now().toString(36)}`;
   await admin(`CREATE DATABASE ${name}`);
   const u = new URL(PG_SERVER);
   u.pathname = `/${name}`;

@@ -68,7 +68,7 @@ const COMMANDS: Record<string, Command> = {
         const result = await services.importer.importCandles(market, tf, String(options.file));
         const t1 = performance.now();
         if (result.from !== null && result.to !== null) {
-          await services.recompute.afterCandlesChanged(result.seriesId, tf, result.from, result.to, now());
+          await services.recompute.afterCandlesChanged(result.seriesId, tf, result.from, result.to, now(), result.bars);
         }
         const t2 = performance.now();
         return { ...summarize(result), duration_ms: { import: Math.round(t1 - t0), rollup_and_features: Math.round(t2 - t1) } };

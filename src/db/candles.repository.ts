@@ -9,6 +9,7 @@
 import { AsciiText } from '../domain/ascii-text';
 import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput, TradeFlow } from '../domain/csv-rows';
+import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, Page, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf } from './bulk-upsert';
@@ -59,7 +60,7 @@ const CANDLE_COLUMNS = [
 ] as const;
 
 /** The COPY text after a row's candle values: imported (derived false), then its trade flow (empty: NULL). */
-const tail = (f: TradeFlow) => `,f,${f.quoteVolume ?? ''},${f.trades ?? ''},${f.takerBuyVolume ?? ''},${f.takerBuyQuoteVolume ?? ''}\n`;
+const tail = (f: TradeFlow, derived = false) => `,${derived ? 't' : 'f'},${f.quoteVolume ?? ''},${f.trades ?? ''},${f.takerBuyVolume ?? ''},${f.takerBuyQuoteVolume ?? ''}\n`;
 const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
@@ -173,14 +174,51 @@ export class CandlesRepository {
     await this.writeText(seriesId, timeframe, span, text);
   }
 
+  /**
+   * Derived candles of one series (rollups computed while a first import read its file:
+   * ImportedBars), valued as ROLLUP_SQL would store them, trade flow NULL. For buckets that
+   * hold no candle yet; must run on a transaction.
+   */
+  async insertRollups(seriesId: number, bars: RollupBars): Promise<void> {
+    const n = bars.length;
+    if (n === 0) return;
+    const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
+    await this.partitions.ensure([{ timeframe: bars.timeframe, ...span }]);
+    await this.writeText(
+      seriesId,
+      bars.timeframe,
+      span,
+      async function* (frame) {
+        const out = new AsciiText(256 * 1024);
+        for (let i = 0; i < n; i++) {
+          out.ascii(frame.prefix);
+          out.isoTime(bars.time(i));
+          out.byte(44);
+          out.ascii(bars.text(i));
+          out.ascii(frame.suffix);
+          if (out.length >= 240 * 1024) yield out.take();
+        }
+        if (out.length > 0) yield out.take();
+      },
+      true,
+    );
+  }
+
+  /** Whether the series has no candle of any timeframe. */
+  async isEmpty(seriesId: number): Promise<boolean> {
+    const [r] = await this.db.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM candles WHERE series_id = $1) AS empty', [seriesId]);
+    return r.empty;
+  }
+
   private async writeText(
     seriesId: number,
     timeframe: CandleTimeframe,
     span: { fromMs: number; toMs: number },
     text: (frame: CandleLineFrame) => AsyncIterable<string>,
+    derived = false,
   ): Promise<void> {
     // Imports carry no trade flow: it is written as NULL.
-    const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}) };
+    const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}, derived) };
     const table = await this.partitions.tableFor('candles', timeframe);
     await bulkUpsert(this.db, { table, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
     await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);

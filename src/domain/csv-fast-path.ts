@@ -59,6 +59,25 @@ export function fastCandleLine(src: Uint8Array, start: number, end: number, peri
   return ms;
 }
 
+/**
+ * The five decimals of the line `fastCandleLine` accepted last (from `src`) as mantissa and
+ * scale into `out` (ten values, as ImportedBars takes them); false when one has more digits
+ * than an exact integer holds.
+ */
+export function acceptedDecimals(src: Uint8Array, out: Float64Array): boolean {
+  for (let f = 0; f < 5; f++) {
+    const k = f * 4;
+    let m = 0;
+    for (let i = at[k]; i < at[k + 1]; i++) m = m * 10 + (src[i] - ZERO);
+    for (let i = at[k + 2]; i < at[k + 3]; i++) m = m * 10 + (src[i] - ZERO);
+    const scale = at[k + 3] - at[k + 2];
+    if (m > Number.MAX_SAFE_INTEGER || scale > 22) return false;
+    out[2 * f] = m;
+    out[2 * f + 1] = scale;
+  }
+  return true;
+}
+
 /** The time (ms) of a candle line whose time has one of the common forms, else -1 (the span scan before an import). */
 export function candleLineTime(src: Uint8Array, start: number, end: number): number {
   let comma = start;

@@ -8,6 +8,7 @@
  */
 import { marketKey } from '../db/series.repository';
 import type { Repositories, Store } from '../db/store';
+import type { BarHistory } from '../domain/imported-bars';
 import type { Out } from '../domain/indicators';
 import { TECHNICAL_FEATURES, type TechnicalFeature } from '../domain/feature-catalogue';
 import { technicalFeatures } from '../domain/technical-features';
@@ -73,10 +74,14 @@ export class FeaturePrecomputeService {
   /**
    * Technical features of one series and timeframe from `fromMs` on (null: everything), in
    * chunks of FEATURE_CHUNK_BARS bars, each computed from LOOKBACK bars before it (the same argument as
-   * the incremental tail): memory stays bounded whatever the length of the history.
+   * the incremental tail): memory stays bounded whatever the length of the history. `bars`:
+   * the timeframe's whole stored history already in memory (a first import's), read from there
+   * in the same steps instead of from the database.
    */
-  async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null): Promise<number> {
+  async technical(seriesId: number, timeframe: CandleTimeframe, fromMs: number | null, bars?: BarHistory): Promise<number> {
     const candles = this.store.candles;
+    const history = (from: number | null, lookback: number, limit: number) =>
+      bars ? Promise.resolve(bars.history(from, lookback, limit)) : candles.history(seriesId, timeframe, from, lookback, limit);
     let from = fromMs;
     // Chunks are written each in its own transaction (or the caller's under `on(tx)`) while the
     // next is read and computed; up to `writers` writes at once, so the server's COPY work,
@@ -87,7 +92,7 @@ export class FeaturePrecomputeService {
       for (;;) {
         // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
         // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
-        const h = await candles.history(seriesId, timeframe, from, LOOKBACK, this.chunk + 1);
+        const h = await history(from, LOOKBACK, this.chunk + 1);
         let first = 0;
         if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
         const to = h.time.length - first > this.chunk ? h.time[first + this.chunk] : null;

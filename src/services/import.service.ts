@@ -11,8 +11,9 @@ import type { CandleLineFrame } from '../db/candles.repository';
 import { isMissingPartition } from '../db/pg-errors';
 import type { Store } from '../db/store';
 import { AsciiText } from '../domain/ascii-text';
-import { candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
+import { acceptedDecimals, candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
 import {
+  type CandleInput,
   CANDLE_HEADER,
   FUNDING_HEADER,
   parseCandleRow,
@@ -20,6 +21,7 @@ import {
   splitCsvLine,
 } from '../domain/csv-rows';
 import { DERIVATIVES_HEADER, parseDerivativesRow } from '../domain/derivatives';
+import { ImportedBars, parseDecimal } from '../domain/imported-bars';
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
@@ -34,12 +36,28 @@ export interface ImportResult {
   /** First and last row time (ms); null for an empty file. */
   from: number | null;
   to: number | null;
+  /**
+   * The rows kept in memory with their rollups, when the series had no candles before and every
+   * row could be kept (RecomputeService.afterCandlesChanged then reads none back).
+   */
+  bars?: ImportedBars;
 }
 
-/** The candles of `file` as COPY text: each row `frame.prefix` + `time,open,high,low,close,volume` + `frame.suffix`. */
-function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineFrame, track: Tracker): AsyncGenerator<string> {
+/** A row of the general parser's canonical decimals as ImportedBars takes it. */
+function keepRow(bars: ImportedBars, row: CandleInput, values: Float64Array): void {
+  const fields = [row.open, row.high, row.low, row.close, row.volume];
+  for (let f = 0; f < 5; f++) if (!parseDecimal(fields[f], values, 2 * f)) return bars.drop();
+  bars.add(row.time, values);
+}
+
+/**
+ * The candles of `file` as COPY text: each row `frame.prefix` + `time,open,high,low,close,volume` + `frame.suffix`;
+ * each row also kept in `bars` when given.
+ */
+function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineFrame, track: Tracker, bars?: ImportedBars): AsyncGenerator<string> {
   const out = new AsciiText();
   const period = TIMEFRAME_MS[timeframe];
+  const values = new Float64Array(10);
   return dataLines(
     file,
     CANDLE_HEADER,
@@ -51,6 +69,10 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
         const row = parseCandleRow(splitCsvLine(lineText(block, start, end)), timeframe);
         writeCandle(out, row);
         time = row.time;
+        if (bars?.usable) keepRow(bars, row, values);
+      } else if (bars?.usable) {
+        if (acceptedDecimals(block, values)) bars.add(time, values);
+        else bars.drop();
       }
       out.ascii(frame.suffix);
       count(track, time);
@@ -164,10 +186,13 @@ export class ImportService {
     const exchange = this.exchanges.parseExchange(market.exchange);
     await requireFile(file);
     const track: Tracker = { rows: 0, from: null, to: null };
+    let bars: ImportedBars | undefined;
     const write = (span: { fromMs: number; toMs: number }) =>
       this.store.transaction(async (tx) => {
         const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-        await tx.candles.upsertText(id, timeframe, span, (frame) => candleText(file, timeframe, frame, track));
+        // A first import keeps its rows: nothing stored can share their buckets.
+        bars = (await tx.candles.isEmpty(id)) ? new ImportedBars(timeframe) : undefined;
+        await tx.candles.upsertText(id, timeframe, span, (frame) => candleText(file, timeframe, frame, track, bars));
         return id;
       });
     const fullSpan = async () => (await candleSpan(file, timeframe)) ?? { fromMs: 0, toMs: -1 };
@@ -181,7 +206,7 @@ export class ImportService {
       if (ends === null || !isMissingPartition(err)) throw err;
       seriesId = await write(await fullSpan());
     }
-    return { seriesId, exchange, symbol: market.symbol, ...track };
+    return { seriesId, exchange, symbol: market.symbol, ...track, ...(bars?.usable && track.rows > 0 ? { bars } : {}) };
   }
 
   async importFunding(market: MarketRef, file: string): Promise<ImportResult> {

@@ -7,6 +7,7 @@
 import type { Store } from '../db/store';
 import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
 import { QUALITY_WINDOW_MS } from '../domain/quality';
+import type { BarHistory, ImportedBars } from '../domain/imported-bars';
 import type { EventPublisher } from './events/event-publisher';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import type { QualityService } from './quality.service';
@@ -45,10 +46,25 @@ export class RecomputeService {
     for (const s of await this.store.series.ofSymbol(symbol)) await this.quality.computeSeries(s.id, nowMs);
   }
 
-  /** After candles of `timeframe` changed in [startMs, endMs] for one series; returns feature rows written. */
-  async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number): Promise<number> {
+  /**
+   * After candles of `timeframe` changed in [startMs, endMs] for one series; returns feature rows
+   * written. `bars`: a first import's rows kept in memory (ImportResult.bars): the rollups are
+   * written from them and every timeframe's features computed from them, nothing read back.
+   */
+  async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number, bars?: ImportedBars): Promise<number> {
     const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
-    const rollUp = () => this.store.transaction((tx) => tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs));
+    const kept = bars?.usable && bars.timeframe === timeframe ? (bars.finish(nowMs) ?? undefined) : undefined;
+    // Each rollup's decimals are let go once written: its features need only its doubles.
+    const histories = new Map<CandleTimeframe, BarHistory>(kept ? [[own, kept.own]] : []);
+    const historyOf = (tf: CandleTimeframe) => histories.get(tf);
+    const rollUp = () =>
+      this.store.transaction(async (tx) => {
+        if (!kept) return tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs);
+        for (const r of kept.rollups.splice(0)) {
+          await tx.candles.insertRollups(seriesId, r);
+          histories.set(r.timeframe, r.history());
+        }
+      });
     const { symbol } = (await this.store.series.get(seriesId))!;
     let rows = 0;
     let quality: Promise<void> | undefined;
@@ -57,21 +73,28 @@ export class RecomputeService {
       // are computed while the coarser timeframes are rolled up (on other connections, so the
       // server works on both at once), and each coarser timeframe's follow its rollup. Quality
       // reads only candles: it is scored once the rollups committed, beside the features.
-      const ownFeatures = this.features.technical(seriesId, own, bucketStart(startMs, own));
+      const ownFeatures = this.features.technical(seriesId, own, bucketStart(startMs, own), historyOf(own));
       ownFeatures.catch(() => undefined);
       try {
         await rollUp();
         quality = this.qualityOfSymbol(symbol, nowMs);
         quality.catch(() => undefined);
-        for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+        if (kept) {
+          // From memory the coarser features need no rollup to wait for: they follow the
+          // changed timeframe's, one computation at a time (its bars let go first), which keeps
+          // the peak memory of two at once away while the server still has writes to work on.
+          rows += await ownFeatures;
+          histories.delete(own);
+        }
+        for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf), historyOf(tf));
       } finally {
         await Promise.allSettled([ownFeatures, quality]);
       }
-      rows += await ownFeatures;
+      if (!kept) rows += await ownFeatures;
     } else {
       // A small pool: one thing at a time (see chunkWritersFor).
       await rollUp();
-      for (const tf of [own, ...coarser]) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf));
+      for (const tf of [own, ...coarser]) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf), historyOf(tf));
     }
     await this.features.funding(symbol); // the premium reads both venues' 1h
     // The candles, their rollups and their features are committed: a subscriber may ask for them.

@@ -41,7 +41,7 @@ export async function loadFixtures(s: Services, nowMs: number): Promise<void> {
       ['perp', (h: number) => perpClose(h) + shift],
     ] as const) {
       const r = await s.importer.importCandles({ exchange, symbol }, '1h', csvFile(hourly(close)));
-      await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, nowMs);
+      await s.recompute.afterCandlesChanged(r.seriesId, '1h', r.from!, r.to!, nowMs, r.bars);
     }
   }
   const funding = ['time,rate'];
@@ -57,6 +57,6 @@ export async function loadFixtures(s: Services, nowMs: number): Promise<void> {
       rows.push(`${iso(T0 + m * MINUTE)},${c},${c},${c},${c},1`);
     }
     const r = await s.importer.importCandles({ exchange: 'spot', symbol }, '1m', csvFile(rows));
-    await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, nowMs);
+    await s.recompute.afterCandlesChanged(r.seriesId, '1m', r.from!, r.to!, nowMs, r.bars);
   }
 }
