@@ -27,6 +27,7 @@ const { values } = parseArgs({
     'multi-symbols': { type: 'string', default: '30' },
     budget: { type: 'string', default: '180' },
     'db-url': { type: 'string', default: PG_SERVER },
+    'db-name': { type: 'string' },
     keep: { type: 'boolean', default: false },
     out: { type: 'string', default: path.join(ROOT, 'bench', 'scale') },
     render: { type: 'string' },
@@ -60,9 +61,10 @@ function checkOptions(): void {
   if (twice > 0) throw new Error(`--checkpoints ${CHECKPOINTS[twice - 1]} and ${CHECKPOINTS[twice]} are both reached by import ${after[twice]}: one symbol is ${int(MINUTES)} rows`);
 }
 
-/** A fresh database on the bench server, `mds_scale_…`. */
+/** A fresh database on the bench server, `--db-name` or `mds_scale_…`. */
 async function scaleDatabase(server: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const name = `mds_scale_${Date.now().toString(36)}`;
+  const name = values['db-name'] ?? `mds_scale_${Date.now().toString(36)}`;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`--db-name ${name}: lower-case letters, digits and _ only`);
   await admin(`CREATE DATABASE ${name}`, server);
   const u = new URL(server);
   u.pathname = `/${name}`;

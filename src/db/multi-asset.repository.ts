@@ -3,55 +3,54 @@
  * candles, funding rates, features or derivatives (domain/multi-asset.ts says which); table and column
  * names come from that fixed description, never from user input.
  */
-import type { MultiAssetSource } from '../domain/multi-asset';
+import { fixedPlaces } from '../domain/decimal';
+import type { MultiAssetSource, SeriesValues } from '../domain/multi-asset';
 import type { SqlSession } from './database';
-import { sqlDecimal, sqlTime } from './sql';
+import { sqlEpochSeconds } from './sql';
 
 const TABLES: Record<MultiAssetSource['kind'], string> = { candles: 'candles', funding: 'funding_rates', features: 'features', derivatives: 'derivatives' };
-
-export interface MultiAssetValue {
-  time: string;
-  series_id: number;
-  value: string;
-}
 
 export class MultiAssetRepository {
   constructor(private readonly db: SqlSession) {}
 
   /**
-   * One value per (time, series), ascending by time, for the first `limit` distinct times at
-   * which any of the series has a value (null values count as none).
+   * Per series, its first `limit` values (null values count as none) in [start, end],
+   * ascending by time: every time of a page of `limit` distinct times is among them
+   * (domain/multi-asset.ts `alignSeries` merges them).
    *
-   * Each series is read by its own range scans, so the cost follows the page, not the history
-   * after `start`: the first `limit` times of each series (the page's times are among them),
-   * then each series' values up to the page's last time (every time up to it is a page time).
-   * The last time is a scalar subquery, so it bounds each series' index scan (joined from the
-   * CTE, it was a filter applied after reading everything after `start`).
+   * One range scan per series, each folded by PostgreSQL into two texts (epoch seconds and the
+   * stored values, comma-separated): a row per value, and PostgreSQL's to_char, round() and
+   * sort of every value, cost several times the scans (bench/README.md). Values are rendered
+   * in JS, as the candle pages do (fixedPlaces is `round(x, places)::text`).
    */
-  async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<MultiAssetValue[]> {
+  async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<Map<number, SeriesValues>> {
     const table = TABLES[source.kind];
     const { column, places, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
-    return this.db.query<MultiAssetValue & Record<string, unknown>>(
-      `WITH page AS (
-         SELECT max(time) AS last FROM (
-           SELECT DISTINCT f.time FROM unnest($1::int[]) AS s(id)
-           CROSS JOIN LATERAL (
-             SELECT time FROM ${table}
-             WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
-             ORDER BY time LIMIT $4
-           ) f
-           ORDER BY f.time LIMIT $4
-         ) t
-       )
-       SELECT ${sqlTime('v.time')} AS time, s.id AS series_id, ${sqlDecimal(`v.${column}`, places)} AS value
+    // The aggregates read the ordered subquery in its order; alignSeries still checks it.
+    const rows = await this.db.query<{ id: number; times: string | null; vals: string | null }>(
+      `SELECT s.id, v.times, v.vals
        FROM unnest($1::int[]) AS s(id)
        CROSS JOIN LATERAL (
-         SELECT time, ${column} FROM ${table}
-         WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= (SELECT last FROM page) AND ${column} IS NOT NULL
-       ) v
-       ORDER BY v.time, s.id`,
+         SELECT string_agg(${sqlEpochSeconds('x.time')}::text, ',') AS times, string_agg(x.v::text, ',') AS vals
+         FROM (
+           SELECT time, ${column} AS v FROM ${table}
+           WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
+           ORDER BY time LIMIT $4
+         ) x
+       ) v`,
       [ids, start, end, limit],
     );
+    const out = new Map<number, SeriesValues>();
+    for (const r of rows) {
+      if (r.times === null || r.vals === null) continue;
+      const texts = r.times.split(',');
+      const times = new Float64Array(texts.length);
+      for (let i = 0; i < texts.length; i++) times[i] = Math.floor(Number(texts[i]));
+      const values = r.vals.split(',');
+      for (let i = 0; i < values.length; i++) values[i] = fixedPlaces(values[i], places);
+      out.set(Number(r.id), { times, values });
+    }
+    return out;
   }
 }

@@ -68,13 +68,16 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
 
   router.get('/v1/multi-asset', auth, async (req, res) => {
     const format = parseFormat(req.query);
+    if (format === 'json') {
+      const { request, page } = await deps.multiAsset.pageAsJson(principalOf(req), req.query);
+      return sendJsonPage(req, res, pageCache(req, format, request, request.timeframe, deps.clock()), multiAssetPageJson(request, page));
+    }
     const { request, page } = await deps.multiAsset.page(principalOf(req), req.query);
     const cache = pageCache(req, format, request, request.timeframe, deps.clock());
     if (format === 'csv') {
       return sendCsv(req, res, { columns: multiAssetCsvColumns(request), rows: page.data, cells: multiAssetCsvCells(request), nextStart: page.nextStart }, cache);
     }
     if (isDataframe(format)) return sendDataframe(req, res, format, multiAssetFrame(request, page), cache);
-    sendJsonPage(req, res, cache, multiAssetPageJson(request, page));
   });
 
   router.get('/v1/markets', auth, async (req, res) => {

@@ -2,7 +2,7 @@
 import type { MultiAssetRepository } from '../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
-import { multiAssetSource } from '../domain/multi-asset';
+import { alignedJson, alignedRows, multiAssetSource, type Aligned } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
@@ -18,7 +18,7 @@ export class MultiAssetService {
   constructor(
     private readonly endpoint: MarketEndpoints['multiAsset'],
     private readonly exchanges: Exchanges,
-    private readonly series: SeriesRepository,
+    private readonly series_: SeriesRepository,
     private readonly values: MultiAssetRepository,
     private readonly tiers: TierPolicy,
     private readonly clock: () => number,
@@ -37,28 +37,42 @@ export class MultiAssetService {
     return { request, page: await this.rows(request) };
   }
 
+  /**
+   * The same page with each row already rendered as its JSON object (`time`, then each
+   * symbol's value), for the JSON representation: no row object per time (bench/README.md).
+   */
+  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: MultiAssetRequest; page: Page<string> }> {
+    const request = this.parseRequest(caller, raw);
+    const series = await this.series(request);
+    if (series === null) return { request, page: { count: 0, nextStart: null, data: [] } };
+    const { rows, lastTime } = alignedJson(series, MAX_ROWS + 1);
+    if (rows.length <= MAX_ROWS) return { request, page: { count: rows.length, nextStart: null, data: rows } };
+    rows.length = MAX_ROWS;
+    return { request, page: { count: MAX_ROWS, nextStart: lastTime, data: rows } };
+  }
+
   /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */
   async rows(q: MultiAssetRequest): Promise<Page<MultiAssetRow>> {
-    const ids = await this.series.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
+    const series = await this.series(q);
+    return series === null ? EMPTY : page(alignedRows(series, MAX_ROWS + 1), MAX_ROWS);
+  }
+
+  /** Each asked series' first values of the page, in the request's symbol order; null when none can have any. */
+  private async series(q: MultiAssetRequest): Promise<Aligned | null> {
+    const ids = await this.series_.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const symbolOf = new Map<number, string>();
     for (const symbol of q.symbols) {
       const id = ids.get(marketKey({ exchange: q.exchange, symbol }));
       if (id !== undefined) symbolOf.set(id, symbol);
     }
-    if (symbolOf.size === 0) return EMPTY;
+    if (symbolOf.size === 0) return null;
     const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
     // Candle values and the technical features computed on them: closed periods only.
     const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, this.clock()) : q.end;
-    if (q.start > end) return EMPTY;
-    const flat = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
+    if (q.start > end) return null;
+    const bySeries = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
     const order = new Map(q.symbols.map((s, i) => [s, i]));
-    const rows: MultiAssetRow[] = [];
-    for (const r of flat) {
-      let last = rows[rows.length - 1];
-      if (!last || last.time !== r.time) rows.push((last = { time: r.time, values: [] }));
-      last.values.push({ symbol: symbolOf.get(r.series_id)!, value: r.value });
-    }
-    for (const r of rows) r.values.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!);
-    return page(rows, MAX_ROWS);
+    const series = [...bySeries].map(([id, values]) => ({ symbol: symbolOf.get(id)!, ...values }));
+    return series.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!);
   }
 }

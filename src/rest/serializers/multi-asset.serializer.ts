@@ -10,12 +10,11 @@ export const MULTI_ASSET_PAGE_SCHEMA = pageSchema(
   wideRowSchema('symbol'),
 );
 
-const rowJson = (r: MultiAssetRow) => `{"time":"${r.time}"${r.values.map((v) => `,"${v.symbol}":"${v.value}"`).join('')}}`;
-
-export function multiAssetPageJson(q: MultiAssetRequest, p: Page<MultiAssetRow>): string {
+/** The page with its rows already JSON object text (domain/multi-asset.ts `alignedJson`). */
+export function multiAssetPageJson(q: MultiAssetRequest, p: Page<string>): string {
   return pageJson(
     { symbols: q.symbols, exchange: q.exchange, timeframe: q.timeframe, field: q.field, count: p.count, next_start: p.nextStart },
-    p.data.map(rowJson),
+    p.data,
   );
 }
 
