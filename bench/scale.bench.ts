@@ -29,6 +29,7 @@ const { values } = parseArgs({
     'db-url': { type: 'string', default: PG_SERVER },
     'db-name': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    existing: { type: 'string' },
     out: { type: 'string', default: path.join(ROOT, 'bench', 'scale') },
     render: { type: 'string' },
   },
@@ -157,8 +158,43 @@ function render(file: string): void {
   process.stdout.write(markdown(results));
 }
 
+/**
+ * `--existing NAME`: the reads of a history kept by `--keep` (database NAME on `--db-url`), at
+ * its current size: no import; the gateway's first quality run is waited for, not reported. Its symbols and span come from the database;
+ * the figures go to stderr and `--out`/existing.json.
+ */
+async function measureExisting(name: string): Promise<void> {
+  const u = new URL(values['db-url']);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const symbols = (await query<{ symbol: string }>(url, `SELECT symbol FROM series WHERE exchange = 'perp' ORDER BY symbol`)).map((r) => r.symbol);
+  const [span] = await query<{ first: string; last: string }>(
+    url,
+    `SELECT (extract(epoch FROM min(time)) * 1000)::int8 AS first, (extract(epoch FROM max(time)) * 1000)::int8 AS last FROM candles WHERE series_id = (SELECT min(id) FROM series) AND timeframe = '1m'`,
+  );
+  const [{ n: rows1m }] = await query<{ n: string }>(url, `SELECT count(*) AS n FROM candles WHERE timeframe = '1m'`);
+  const startMs = Number(span.first);
+  const minutes = (Number(span.last) - startMs) / 60_000 + 1;
+  log(`database ${name}: ${int(Number(rows1m))} 1m candles of ${symbols.length} symbols, ${int(minutes)} minutes each from ${new Date(startMs).toISOString()}`);
+  const { key } = mds(url, ['keys', 'create', '--user-id', BENCH_USER, '--tier', 'scale', '--label', 'scale-bench']) as { key: string };
+  const gateway = await startProcess('src/server.js', { ...gatewayEnv(url), QUALITY_INTERVAL: '24h' }, '/health');
+  try {
+    await qualityJobMs(gateway.url);
+    const loadAtStart = os.loadavg().map((l) => Number(l.toFixed(2)));
+    const options = { requests: Number(values.requests), multiRequests: Number(values['multi-requests']), multiSymbols: Number(values['multi-symbols']), budgetS: Number(values.budget) };
+    const reads = await measureReads({ ...options, url: gateway.url, key, symbols, startMs, minutes, log });
+    const out = { database: name, rows1m: Number(rows1m), symbols: symbols.length, measuredAt: new Date().toISOString(), loadAtStart, loadAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))), gateway: { rssMb: rssMb(gateway.pid), peakMb: peakMb(gateway.pid) }, reads };
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(path.join(OUT, 'existing.json'), JSON.stringify(out, null, 2) + '\n');
+    log(`load average ${out.loadAtStart.join(' ')} at the start, ${out.loadAtEnd.join(' ')} at the end; existing.json in ${OUT}`);
+  } finally {
+    await gateway.stop();
+  }
+}
+
 async function main(): Promise<void> {
   if (values.render) return render(values.render);
+  if (values.existing) return measureExisting(values.existing);
   checkOptions();
   mkdirSync(OUT, { recursive: true });
   const endMs = Math.floor(Date.now() / DAY) * DAY;

@@ -3,8 +3,7 @@
  * candles, funding rates, features or derivatives (domain/multi-asset.ts says which); table and column
  * names come from that fixed description, never from user input.
  */
-import { fixedPlaces } from '../domain/decimal';
-import type { MultiAssetSource, SeriesValues } from '../domain/multi-asset';
+import { seriesOfTexts, type MultiAssetSource, type SeriesValues } from '../domain/multi-asset';
 import type { SqlSession } from './database';
 import { sqlEpochSeconds } from './sql';
 
@@ -21,11 +20,11 @@ export class MultiAssetRepository {
    * One range scan per series, each folded by PostgreSQL into two texts (epoch seconds and the
    * stored values, comma-separated): a row per value, and PostgreSQL's to_char, round() and
    * sort of every value, cost several times the scans (bench/README.md). Values are rendered
-   * in JS, as the candle pages do (fixedPlaces is `round(x, places)::text`).
+   * in JS with `source.places`, as the candle pages do (fixedPlaces is `round(x, places)::text`).
    */
   async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<Map<number, SeriesValues>> {
     const table = TABLES[source.kind];
-    const { column, places, timeframe } = source;
+    const { column, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
     // The aggregates read the ordered subquery in its order; alignSeries still checks it.
     const rows = await this.db.query<{ id: number; times: string | null; vals: string | null }>(
@@ -42,15 +41,7 @@ export class MultiAssetRepository {
       [ids, start, end, limit],
     );
     const out = new Map<number, SeriesValues>();
-    for (const r of rows) {
-      if (r.times === null || r.vals === null) continue;
-      const texts = r.times.split(',');
-      const times = new Float64Array(texts.length);
-      for (let i = 0; i < texts.length; i++) times[i] = Math.floor(Number(texts[i]));
-      const values = r.vals.split(',');
-      for (let i = 0; i < values.length; i++) values[i] = fixedPlaces(values[i], places);
-      out.set(Number(r.id), { times, values });
-    }
+    for (const r of rows) if (r.times !== null && r.vals !== null) out.set(Number(r.id), seriesOfTexts(r.times, r.vals));
     return out;
   }
 }

@@ -4,6 +4,8 @@
  * perpetual venue at 1h only (they are hourly); the perpetual's context (open_interest,
  * mark_price) on the perpetual venue at any timeframe; technical features at their timeframe.
  */
+import { AsciiText } from './ascii-text';
+import { fixedPlaces } from './decimal';
 import { AppError } from './errors';
 import type { MultiAssetRow } from './market';
 import { formatTimestamp } from './time';
@@ -48,13 +50,72 @@ export function multiAssetSource(field: string, exchange: string, timeframe: Can
   return { kind: 'features', column: field, places: 6, timeframe };
 }
 
-/** One series' values of a multi-asset read: times (Unix seconds, ascending) and the values served at them. */
+/**
+ * One series' values of a multi-asset read: times (Unix seconds, ascending) and the stored
+ * values' text (PostgreSQL's, a NUMERIC's digits), value i being `text` from `from[i]` to `to[i]`.
+ */
 export interface SeriesValues {
   times: Float64Array;
-  values: string[];
+  text: string;
+  from: Uint32Array;
+  to: Uint32Array;
 }
 
 export type Aligned = ReadonlyArray<{ symbol: string } & SeriesValues>;
+
+const COMMA = 44;
+const DOT = 46;
+
+/**
+ * A series from two comma-separated texts: the epoch seconds of its values (PostgreSQL's
+ * float8 text) and the values, in the same order.
+ */
+export function seriesOfTexts(times: string, values: string): SeriesValues {
+  const n = count(values, COMMA) + 1;
+  const out = { times: new Float64Array(n), text: values, from: new Uint32Array(n), to: new Uint32Array(n) };
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const end = times.indexOf(',', at);
+    const stop = end < 0 ? times.length : end;
+    out.times[i] = epochSeconds(times, at, stop);
+    at = stop + 1;
+  }
+  at = 0;
+  for (let i = 0; i < n; i++) {
+    const end = values.indexOf(',', at);
+    out.from[i] = at;
+    out.to[i] = at = end < 0 ? values.length : end;
+    at++;
+  }
+  if (count(times, COMMA) + 1 !== n) throw new Error(`multi-asset: ${count(times, COMMA) + 1} times for ${n} values`);
+  return out;
+}
+
+function count(text: string, code: number): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === code) n++;
+  return n;
+}
+
+/** Whole seconds (floor) of the float8 text text[from, to): digits read in place, other forms through Number. */
+function epochSeconds(text: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === DOT && i > from && digitsOnly(text, i + 1, to)) return v;
+    if (c < 48 || c > 57) return Math.floor(Number(text.slice(from, to)));
+    v = v * 10 + (c - 48);
+  }
+  return to > from ? v : NaN;
+}
+
+function digitsOnly(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 /**
  * A row per each of the first `limit` distinct times of any of the series, made by `row` from
@@ -79,32 +140,75 @@ export function alignSeries<R>(series: Aligned, limit: number, row: (time: numbe
   return rows;
 }
 
-/** The rows of `alignSeries` as the domain's rows, values in the order of `series`. */
-export function alignedRows(series: Aligned, limit: number): MultiAssetRow[] {
+/** The rows of `alignSeries` as the domain's rows, values with `places` decimals in the order of `series`. */
+export function alignedRows(series: Aligned, places: number, limit: number): MultiAssetRow[] {
   const list = series.map(ascending);
   return alignSeries(list, limit, (t, at) => {
     const values = [];
-    for (let j = 0; j < list.length; j++) if (at[j] >= 0) values.push({ symbol: list[j].symbol, value: list[j].values[at[j]] });
+    for (let j = 0; j < list.length; j++) {
+      const s = list[j];
+      if (at[j] >= 0) values.push({ symbol: s.symbol, value: fixedPlaces(s.text.slice(s.from[at[j]], s.to[at[j]]), places) });
+    }
     return { time: formatTimestamp(t * 1000), values };
   });
 }
 
+/** Rows rendered as JSON text: `json` is the `count` row objects separated by commas (no brackets). */
+export interface JsonRows {
+  count: number;
+  json: string;
+  /** The time of the row after the last (null when there is none). */
+  nextStart: string | null;
+}
+
 /**
- * The rows of `alignSeries` as the JSON object text REST serves (`{"time":"…","BTCUSDT":"…"}`,
- * values in the order of `series`), and the time of the last row. Symbols and values need no
- * escaping (validated symbols, decimal text).
+ * The first `limit` rows of `alignSeries` as the JSON object text REST serves
+ * (`{"time":"…","BTCUSDT":"…"}`, values with `places` decimals in the order of `series`),
+ * written as bytes into one buffer: a string per row or per value is garbage the collector
+ * copies (bench/README.md). Symbols and values need no escaping (validated symbols, decimal text).
  */
-export function alignedJson(series: Aligned, limit: number): { rows: string[]; lastTime: string | null } {
+export function alignedJson(series: Aligned, places: number, limit: number): JsonRows {
   const list = series.map(ascending);
-  const keys = list.map((s) => `,"${s.symbol}":"`);
-  let last = NaN;
-  const rows = alignSeries(list, limit, (t, at) => {
-    last = t;
-    let out = `{"time":"${formatTimestamp(t * 1000)}"`;
-    for (let j = 0; j < list.length; j++) if (at[j] >= 0) out += `${keys[j]}${list[j].values[at[j]]}"`;
-    return `${out}}`;
+  const keys = list.map((s) => Buffer.from(`,"${s.symbol}":"`, 'latin1'));
+  const out = new AsciiText(1 << 20);
+  let count = 0;
+  let next = NaN;
+  alignSeries(list, limit + 1, (t, at) => {
+    if (count === limit) return void (next = t);
+    out.ascii(count++ === 0 ? '{"time":"' : ',{"time":"');
+    out.ascii(formatTimestamp(t * 1000));
+    out.byte(34);
+    for (let j = 0; j < list.length; j++) {
+      if (at[j] < 0) continue;
+      const s = list[j];
+      out.copy(keys[j], 0, keys[j].length);
+      writeFixed(out, s.text, s.from[at[j]], s.to[at[j]], places);
+      out.byte(34);
+    }
+    out.byte(125);
   });
-  return { rows, lastTime: rows.length ? formatTimestamp(last * 1000) : null };
+  return { count, json: out.take(), nextStart: Number.isNaN(next) ? null : formatTimestamp(next * 1000) };
+}
+
+/** `fixedPlaces` of text[from, to) written to `out`, the common cases (padding) without a string. */
+function writeFixed(out: AsciiText, text: string, from: number, to: number, places: number): void {
+  let dot = -1;
+  for (let i = from; i < to; i++) {
+    if (text.charCodeAt(i) === DOT) {
+      dot = i;
+      break;
+    }
+  }
+  const have = dot < 0 ? 0 : to - dot - 1;
+  const last = text.charCodeAt(to - 1);
+  if (have > places || last < 48 || last > 57) return out.ascii(fixedPlaces(text.slice(from, to), places));
+  out.room(to - from + places + 1);
+  const b = out.bytes;
+  let at = out.length;
+  for (let i = from; i < to; i++) b[at++] = text.charCodeAt(i);
+  if (dot < 0 && places > 0) b[at++] = DOT;
+  for (let i = have; i < places; i++) b[at++] = 48;
+  out.length = at;
 }
 
 /** The series itself when ascending by time, else a sorted copy. */
@@ -114,5 +218,6 @@ function ascending<S extends SeriesValues>(s: S): S {
   for (let i = 1; i < times.length && sorted; i++) sorted = times[i - 1] < times[i];
   if (sorted) return s;
   const order = Array.from(times.keys()).sort((a, b) => times[a] - times[b]);
-  return { ...s, times: Float64Array.from(order, (i) => times[i]), values: order.map((i) => s.values[i]) };
+  const pick = (a: ArrayLike<number>) => Uint32Array.from(order, (i) => a[i]);
+  return { ...s, times: Float64Array.from(order, (i) => times[i]), from: pick(s.from), to: pick(s.to) };
 }

@@ -2,7 +2,7 @@
 import type { MultiAssetRepository } from '../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
-import { alignedJson, alignedRows, multiAssetSource, type Aligned } from '../domain/multi-asset';
+import { alignedJson, alignedRows, multiAssetSource, type Aligned, type JsonRows } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
@@ -38,27 +38,23 @@ export class MultiAssetService {
   }
 
   /**
-   * The same page with each row already rendered as its JSON object (`time`, then each
-   * symbol's value), for the JSON representation: no row object per time (bench/README.md).
+   * The same page with its rows already rendered as JSON objects (`time`, then each symbol's
+   * value), for the JSON representation: no row object per time (bench/README.md).
    */
-  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: MultiAssetRequest; page: Page<string> }> {
+  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: MultiAssetRequest; page: JsonRows }> {
     const request = this.parseRequest(caller, raw);
     const series = await this.series(request);
-    if (series === null) return { request, page: { count: 0, nextStart: null, data: [] } };
-    const { rows, lastTime } = alignedJson(series, MAX_ROWS + 1);
-    if (rows.length <= MAX_ROWS) return { request, page: { count: rows.length, nextStart: null, data: rows } };
-    rows.length = MAX_ROWS;
-    return { request, page: { count: MAX_ROWS, nextStart: lastTime, data: rows } };
+    return { request, page: series === null ? { count: 0, json: '', nextStart: null } : alignedJson(series.list, series.places, MAX_ROWS) };
   }
 
   /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */
   async rows(q: MultiAssetRequest): Promise<Page<MultiAssetRow>> {
     const series = await this.series(q);
-    return series === null ? EMPTY : page(alignedRows(series, MAX_ROWS + 1), MAX_ROWS);
+    return series === null ? EMPTY : page(alignedRows(series.list, series.places, MAX_ROWS + 1), MAX_ROWS);
   }
 
-  /** Each asked series' first values of the page, in the request's symbol order; null when none can have any. */
-  private async series(q: MultiAssetRequest): Promise<Aligned | null> {
+  /** Each asked series' first values of the page, in the request's symbol order, and their places; null when none can have any. */
+  private async series(q: MultiAssetRequest): Promise<{ list: Aligned; places: number } | null> {
     const ids = await this.series_.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const symbolOf = new Map<number, string>();
     for (const symbol of q.symbols) {
@@ -73,6 +69,6 @@ export class MultiAssetService {
     const bySeries = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
     const order = new Map(q.symbols.map((s, i) => [s, i]));
     const series = [...bySeries].map(([id, values]) => ({ symbol: symbolOf.get(id)!, ...values }));
-    return series.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!);
+    return { list: series.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!), places: source.places };
   }
 }

@@ -1,6 +1,7 @@
 /** Multi-asset over REST: wide rows keyed by symbol, a symbol without a value left out of its row. */
 import { z } from 'zod';
-import type { MultiAssetRequest, MultiAssetRow, Page } from '../../domain/market';
+import type { MultiAssetRequest, MultiAssetRow } from '../../domain/market';
+import type { JsonRows } from '../../domain/multi-asset';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
 import { wideRowSchema } from './feature.serializer';
 import { pageJson, pageSchema } from './shape';
@@ -10,11 +11,11 @@ export const MULTI_ASSET_PAGE_SCHEMA = pageSchema(
   wideRowSchema('symbol'),
 );
 
-/** The page with its rows already JSON object text (domain/multi-asset.ts `alignedJson`). */
-export function multiAssetPageJson(q: MultiAssetRequest, p: Page<string>): string {
+/** The page with its rows already JSON text (domain/multi-asset.ts `alignedJson`). */
+export function multiAssetPageJson(q: MultiAssetRequest, p: JsonRows): string {
   return pageJson(
     { symbols: q.symbols, exchange: q.exchange, timeframe: q.timeframe, field: q.field, count: p.count, next_start: p.nextStart },
-    p.data,
+    p.count > 0 ? [p.json] : [],
   );
 }
 
