@@ -27,7 +27,8 @@ export class MultiAssetRepository {
     const { column, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
     // The aggregates read the ordered subquery in its order; alignSeries still checks it.
-    const rows = await this.db.query<{ id: number; times: string | null; vals: string | null }>(
+    // Each series is read as its row arrives, while PostgreSQL folds the next one.
+    const rows = await this.db.query<[number, SeriesValues | null]>(
       `SELECT s.id, v.times, v.vals
        FROM unnest($1::int[]) AS s(id)
        CROSS JOIN LATERAL (
@@ -39,9 +40,10 @@ export class MultiAssetRepository {
          ) x
        ) v`,
       [ids, start, end, limit],
+      { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
     );
     const out = new Map<number, SeriesValues>();
-    for (const r of rows) if (r.times !== null && r.vals !== null) out.set(Number(r.id), seriesOfTexts(r.times, r.vals));
+    for (const [id, series] of rows) if (series !== null) out.set(id, series);
     return out;
   }
 }
