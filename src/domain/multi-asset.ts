@@ -7,7 +7,7 @@
 import { AsciiText } from './ascii-text';
 import { fixedPlaces } from './decimal';
 import { AppError } from './errors';
-import type { MultiAssetRow } from './market';
+import type { JsonRows, MultiAssetRow } from './market';
 import { formatTimestamp } from './time';
 import { FUNDING_TIMEFRAME_FEATURES } from './feature-catalogue';
 import { CANDLE_FIELDS, DERIVATIVES_FIELDS } from './params/market-params';
@@ -153,14 +153,6 @@ export function alignedRows(series: Aligned, places: number, limit: number): Mul
   });
 }
 
-/** Rows rendered as JSON text: `json` is the `count` row objects separated by commas (no brackets). */
-export interface JsonRows {
-  count: number;
-  json: string;
-  /** The time of the row after the last (null when there is none). */
-  nextStart: string | null;
-}
-
 /**
  * The first `limit` rows of `alignSeries` as the JSON object text REST serves
  * (`{"time":"…","BTCUSDT":"…"}`, values with `places` decimals in the order of `series`),
@@ -182,33 +174,12 @@ export function alignedJson(series: Aligned, places: number, limit: number): Jso
       if (at[j] < 0) continue;
       const s = list[j];
       out.copy(keys[j], 0, keys[j].length);
-      writeFixed(out, s.text, s.from[at[j]], s.to[at[j]], places);
+      out.decimal(s.text, s.from[at[j]], s.to[at[j]], places);
       out.byte(34);
     }
     out.byte(125);
   });
   return { count, json: out.take(), nextStart: Number.isNaN(next) ? null : formatTimestamp(next * 1000) };
-}
-
-/** `fixedPlaces` of text[from, to) written to `out`, the common cases (padding) without a string. */
-function writeFixed(out: AsciiText, text: string, from: number, to: number, places: number): void {
-  let dot = -1;
-  for (let i = from; i < to; i++) {
-    if (text.charCodeAt(i) === DOT) {
-      dot = i;
-      break;
-    }
-  }
-  const have = dot < 0 ? 0 : to - dot - 1;
-  const last = text.charCodeAt(to - 1);
-  if (have > places || last < 48 || last > 57) return out.ascii(fixedPlaces(text.slice(from, to), places));
-  out.room(to - from + places + 1);
-  const b = out.bytes;
-  let at = out.length;
-  for (let i = from; i < to; i++) b[at++] = text.charCodeAt(i);
-  if (dot < 0 && places > 0) b[at++] = DOT;
-  for (let i = have; i < places; i++) b[at++] = 48;
-  out.length = at;
 }
 
 /** The series itself when ascending by time, else a sorted copy. */

@@ -4,7 +4,7 @@
  */
 import type { CandlesRepository } from '../db/candles.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { Candle, CandleRequest, Page } from '../domain/market';
+import type { Candle, CandleRequest, JsonRows, Page } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
@@ -35,14 +35,14 @@ export class CandlesService {
   }
 
   /**
-   * One validated page with each row as its JSON object text (`time` and the candle's values):
+   * One validated page with its rows as JSON object text (`time` and the candle's values):
    * the fast path of GET /v1/ohlcv's JSON, with no object per row.
    */
-  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: CandleRequest; page: Page<string> }> {
+  async pageAsJson(caller: Principal, raw: RawParams): Promise<{ request: CandleRequest; page: JsonRows }> {
     const request = this.parseRequest(caller, raw);
     const id = (await this.series.idsOf([request])).get(marketKey(request));
     const end = closedEnd(request.end, request.timeframe, this.clock());
-    if (id === undefined || request.start > end) return { request, page: { count: 0, nextStart: null, data: [] } };
+    if (id === undefined || request.start > end) return { request, page: { count: 0, nextStart: null, json: '' } };
     return { request, page: await this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit, request.fields) };
   }
 

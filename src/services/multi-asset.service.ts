@@ -1,8 +1,8 @@
 /** One field across several symbols, aligned by time (GET /v1/multi-asset, GraphQL `multiAsset`). */
 import type { MultiAssetRepository } from '../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
-import { alignedJson, alignedRows, multiAssetSource, type Aligned, type JsonRows } from '../domain/multi-asset';
+import type { JsonRows, MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
+import { alignedJson, alignedRows, multiAssetSource, type Aligned } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';

@@ -1,7 +1,6 @@
 /** Multi-asset over REST: wide rows keyed by symbol, a symbol without a value left out of its row. */
 import { z } from 'zod';
-import type { MultiAssetRequest, MultiAssetRow } from '../../domain/market';
-import type { JsonRows } from '../../domain/multi-asset';
+import type { JsonRows, MultiAssetRequest, MultiAssetRow } from '../../domain/market';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
 import { wideRowSchema } from './feature.serializer';
 import { pageJson, pageSchema } from './shape';
