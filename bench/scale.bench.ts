@@ -27,7 +27,9 @@ const { values } = parseArgs({
     'multi-symbols': { type: 'string', default: '30' },
     budget: { type: 'string', default: '180' },
     'db-url': { type: 'string', default: PG_SERVER },
+    'db-name': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    existing: { type: 'string' },
     out: { type: 'string', default: path.join(ROOT, 'bench', 'scale') },
     render: { type: 'string' },
   },
@@ -63,9 +65,10 @@ function checkOptions(): void {
 /** DATABASE_ENGINE of the bench server (docs/SCALING.md): what the migrator lays out, and how sizes are summed. */
 const ENGINE = process.env.DATABASE_ENGINE ?? 'postgres';
 
-/** A fresh database on the bench server, `mds_scale_…`; on Citus given the workers of the server's own database. */
+/** A fresh database on the bench server, `--db-name` or `mds_scale_…`; on Citus given the workers of the server's own database. */
 async function scaleDatabase(server: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
-  const name = `mds_scale_${Date.now().toString(36)}`;
+  const name = values['db-name'] ?? `mds_scale_${Date.now().toString(36)}`;
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`--db-name ${name}: lower-case letters, digits and _ only`);
   await admin(`CREATE DATABASE ${name}`, server);
   const u = new URL(server);
   u.pathname = `/${name}`;
@@ -190,8 +193,43 @@ function render(file: string): void {
   process.stdout.write(markdown(results));
 }
 
+/**
+ * `--existing NAME`: the reads of a history kept by `--keep` (database NAME on `--db-url`), at
+ * its current size: no import; the gateway's first quality run is waited for, not reported. Its symbols and span come from the database;
+ * the figures go to stderr and `--out`/existing.json.
+ */
+async function measureExisting(name: string): Promise<void> {
+  const u = new URL(values['db-url']);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const symbols = (await query<{ symbol: string }>(url, `SELECT symbol FROM series WHERE exchange = 'perp' ORDER BY symbol`)).map((r) => r.symbol);
+  const [span] = await query<{ first: string; last: string }>(
+    url,
+    `SELECT (extract(epoch FROM min(time)) * 1000)::int8 AS first, (extract(epoch FROM max(time)) * 1000)::int8 AS last FROM candles WHERE series_id = (SELECT min(id) FROM series) AND timeframe = '1m'`,
+  );
+  const [{ n: rows1m }] = await query<{ n: string }>(url, `SELECT count(*) AS n FROM candles WHERE timeframe = '1m'`);
+  const startMs = Number(span.first);
+  const minutes = (Number(span.last) - startMs) / 60_000 + 1;
+  log(`database ${name}: ${int(Number(rows1m))} 1m candles of ${symbols.length} symbols, ${int(minutes)} minutes each from ${new Date(startMs).toISOString()}`);
+  const { key } = mds(url, ['keys', 'create', '--user-id', BENCH_USER, '--tier', 'scale', '--label', 'scale-bench']) as { key: string };
+  const gateway = await startProcess('src/server.js', { ...gatewayEnv(url), QUALITY_INTERVAL: '24h' }, '/health');
+  try {
+    await qualityJobMs(gateway.url);
+    const loadAtStart = os.loadavg().map((l) => Number(l.toFixed(2)));
+    const options = { requests: Number(values.requests), multiRequests: Number(values['multi-requests']), multiSymbols: Number(values['multi-symbols']), budgetS: Number(values.budget) };
+    const reads = await measureReads({ ...options, url: gateway.url, key, symbols, startMs, minutes, log });
+    const out = { database: name, rows1m: Number(rows1m), symbols: symbols.length, measuredAt: new Date().toISOString(), loadAtStart, loadAtEnd: os.loadavg().map((l) => Number(l.toFixed(2))), gateway: { rssMb: rssMb(gateway.pid), peakMb: peakMb(gateway.pid) }, reads };
+    mkdirSync(OUT, { recursive: true });
+    writeFileSync(path.join(OUT, 'existing.json'), JSON.stringify(out, null, 2) + '\n');
+    log(`load average ${out.loadAtStart.join(' ')} at the start, ${out.loadAtEnd.join(' ')} at the end; existing.json in ${OUT}`);
+  } finally {
+    await gateway.stop();
+  }
+}
+
 async function main(): Promise<void> {
   if (values.render) return render(values.render);
+  if (values.existing) return measureExisting(values.existing);
   checkOptions();
   mkdirSync(OUT, { recursive: true });
   const endMs = Math.floor(Date.now() / DAY) * DAY;

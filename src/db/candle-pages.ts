@@ -5,6 +5,7 @@
  * (bench/README.md). Reads that ask for the trade flow have statements of their own, so the
  * others read and render exactly what they did.
  */
+import { AsciiText } from '../domain/ascii-text';
 import { fixedPlaces } from '../domain/decimal';
 import type { Candle, TradeFlowField } from '../domain/market';
 import type { TextRow } from './database';
@@ -74,6 +75,31 @@ export function candleWithFlowOf(r: TextRow, at: number): Candle {
  */
 export function candleJson(r: TextRow): string {
   return `{"time":"${apiTimeOfEpoch(r[0]!)}","open":"${six(r[1])}","high":"${six(r[2])}","low":"${six(r[3])}","close":"${six(r[4])}","volume":"${six(r[5])}"}`;
+}
+
+/** The constant text around a candle's values in its JSON object, as bytes. */
+const CANDLE_KEYS = ['{"time":"', '","open":"', '","high":"', '","low":"', '","close":"', '","volume":"', '"}'].map((k) => Buffer.from(k, 'latin1'));
+
+/**
+ * The first `count` page rows (time first) as the JSON object texts of their candles (as
+ * `candleJson` writes them), separated by commas, written as bytes into one buffer: a string
+ * per row or value is garbage the collector copies (bench/README.md).
+ */
+export function candlesJson(rows: readonly TextRow[], count: number): string {
+  const out = new AsciiText(count * 160 + 64);
+  for (let i = 0; i < count; i++) {
+    const r = rows[i];
+    if (i > 0) out.byte(44); // ,
+    out.copy(CANDLE_KEYS[0], 0, CANDLE_KEYS[0].length);
+    out.ascii(apiTimeOfEpoch(r[0]!));
+    for (let k = 1; k <= 5; k++) {
+      const v = r[k]!;
+      out.copy(CANDLE_KEYS[k], 0, CANDLE_KEYS[k].length);
+      out.decimal(v, 0, v.length, 6);
+    }
+    out.copy(CANDLE_KEYS[6], 0, CANDLE_KEYS[6].length);
+  }
+  return out.take();
 }
 
 /** A flow row (time first) as the JSON object text of its candle and the asked trade-flow fields, in order. */

@@ -3,18 +3,12 @@
  * candles, funding rates, features or derivatives (domain/multi-asset.ts says which); table and column
  * names come from that fixed description, never from user input.
  */
-import type { MultiAssetSource } from '../domain/multi-asset';
+import { seriesOfTexts, type MultiAssetSource, type SeriesValues } from '../domain/multi-asset';
 import type { SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
-import { sqlDecimal, sqlTime } from './sql';
+import { sqlEpochSeconds } from './sql';
 
 const TABLES: Record<MultiAssetSource['kind'], string> = { candles: 'candles', funding: 'funding_rates', features: 'features', derivatives: 'derivatives' };
-
-export interface MultiAssetValue {
-  time: string;
-  series_id: number;
-  value: string;
-}
 
 export class MultiAssetRepository {
   constructor(
@@ -24,57 +18,46 @@ export class MultiAssetRepository {
   ) {}
 
   /**
-   * One value per (time, series), ascending by time, for the first `limit` distinct times at
-   * which any of the series has a value (null values count as none).
+   * Per series, its first `limit` values (null values count as none) in [start, end],
+   * ascending by time: every time of a page of `limit` distinct times is among them
+   * (domain/multi-asset.ts `alignSeries` merges them).
    *
-   * Each series is read by its own range scans, so the cost follows the page, not the history
-   * after `start`: the first `limit` times of each series (the page's times are among them),
-   * then each series' values up to the page's last time (every time up to it is a page time).
-   * The last time is a scalar subquery, so it bounds each series' index scan (joined from the
-   * CTE, it was a filter applied after reading everything after `start`).
+   * One range scan per series, each folded by PostgreSQL into two texts (epoch seconds and the
+   * stored values, comma-separated): a row per value, and PostgreSQL's to_char, round() and
+   * sort of every value, cost several times the scans (bench/README.md). Values are rendered
+   * in JS with `source.places`, as the candle pages do (fixedPlaces is `round(x, places)::text`).
    */
-  async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<MultiAssetValue[]> {
+  async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<Map<number, SeriesValues>> {
     const table = TABLES[source.kind];
-    const { column, places, timeframe } = source;
+    const { column, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
+    // One series' first `limit` values folded into two texts (the aggregates read the ordered
+    // subquery in its order; alignSeries still checks it).
+    const fold = (seriesId: string) => `SELECT string_agg(${sqlEpochSeconds('x.time')}::text, ',') AS times, string_agg(x.v::text, ',') AS vals
+          FROM (
+            SELECT time, ${column} AS v FROM ${table}
+            WHERE series_id = ${seriesId} ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
+            ORDER BY time LIMIT $4
+          ) x`;
+    const out = new Map<number, SeriesValues>();
     if (this.engine === 'citus') {
-      // The same rows from a filter on the distribution column: each worker scans its series,
-      // the coordinator keeps the page's times.
-      return this.db.query<MultiAssetValue & Record<string, unknown>>(
-        `WITH page AS (
-           SELECT max(time) AS last FROM (
-             SELECT DISTINCT time FROM ${table}
-             WHERE series_id = ANY($1::int[]) ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
-             ORDER BY time LIMIT $4
-           ) t
-         )
-         SELECT ${sqlTime('v.time')} AS time, v.series_id, ${sqlDecimal(`v.${column}`, places)} AS value
-         FROM ${table} v
-         WHERE v.series_id = ANY($1::int[]) ${tfFilter} AND v.time >= $2 AND v.time <= (SELECT last FROM page) AND v.${column} IS NOT NULL
-         ORDER BY v.time, v.series_id`,
-        [ids, start, end, limit],
-      );
+      // Citus cannot push the LATERAL over unnest down: one router statement per series (a
+      // filter on the distribution column), each answered by the worker holding it.
+      for (const id of ids) {
+        const [r] = await this.db.query<{ times: string | null; vals: string | null }>(fold('$1::int'), [id, start, end, limit]);
+        if (r !== undefined && r.times !== null && r.vals !== null) out.set(id, seriesOfTexts(r.times, r.vals));
+      }
+      return out;
     }
-    return this.db.query<MultiAssetValue & Record<string, unknown>>(
-      `WITH page AS (
-         SELECT max(time) AS last FROM (
-           SELECT DISTINCT f.time FROM unnest($1::int[]) AS s(id)
-           CROSS JOIN LATERAL (
-             SELECT time FROM ${table}
-             WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
-             ORDER BY time LIMIT $4
-           ) f
-           ORDER BY f.time LIMIT $4
-         ) t
-       )
-       SELECT ${sqlTime('v.time')} AS time, s.id AS series_id, ${sqlDecimal(`v.${column}`, places)} AS value
+    // Each series is read as its row arrives, while PostgreSQL folds the next one.
+    const rows = await this.db.query<[number, SeriesValues | null]>(
+      `SELECT s.id, v.times, v.vals
        FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN LATERAL (
-         SELECT time, ${column} FROM ${table}
-         WHERE series_id = s.id ${tfFilter} AND time >= $2 AND time <= (SELECT last FROM page) AND ${column} IS NOT NULL
-       ) v
-       ORDER BY v.time, s.id`,
+       CROSS JOIN LATERAL (${fold('s.id')}) v`,
       [ids, start, end, limit],
+      { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
     );
+    for (const [id, series] of rows) if (series !== null) out.set(id, series);
+    return out;
   }
 }

@@ -3,7 +3,7 @@
  * ASCII, so no string is made per value or per line (on a million candles or feature rows, the
  * strings and their garbage collection cost more than the formatting itself; bench/README.md).
  */
-import { formatFloat } from './decimal';
+import { fixedPlaces, formatFloat } from './decimal';
 
 const DAY_MS = 86_400_000;
 /** Year 10000: from there toISOString writes six-digit years. */
@@ -55,6 +55,30 @@ export class AsciiText {
     const b = this.bytes;
     let at = this.length;
     for (let i = start; i < end; i++) b[at++] = src[i];
+    this.length = at;
+  }
+
+  /**
+   * `fixedPlaces(text.slice(from, to), places)` (a NUMERIC's text with exactly `places`
+   * decimals): the common case, padding, written without making a string.
+   */
+  decimal(text: string, from: number, to: number, places: number): void {
+    let dot = -1;
+    for (let i = from; i < to; i++) {
+      if (text.charCodeAt(i) === 46) {
+        dot = i;
+        break;
+      }
+    }
+    const have = dot < 0 ? 0 : to - dot - 1;
+    const last = text.charCodeAt(to - 1);
+    if (have > places || !(last >= 48 && last <= 57)) return this.ascii(fixedPlaces(text.slice(from, to), places));
+    this.room(to - from + places + 1);
+    const b = this.bytes;
+    let at = this.length;
+    for (let i = from; i < to; i++) b[at++] = text.charCodeAt(i);
+    if (dot < 0 && places > 0) b[at++] = 46; // .
+    for (let i = have; i < places; i++) b[at++] = 48;
     this.length = at;
   }
 

@@ -73,6 +73,17 @@ export interface MultiAssetRow {
   values: SymbolValue[];
 }
 
+/**
+ * A page rendered as JSON text, for the JSON representation's fast paths: `json` is the
+ * `count` row objects separated by commas (no brackets), made without a string per row.
+ */
+export interface JsonRows {
+  count: number;
+  json: string;
+  /** The time of the row after the last (null when there is none). */
+  nextStart: string | null;
+}
+
 /** One page of rows and where the next one starts (null when none is left). */
 export interface Page<Row> {
   count: number;

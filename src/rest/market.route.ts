@@ -84,13 +84,18 @@ export function marketRouter(deps: MarketRoutesDeps): Router {
     const request = deps.multiAsset.parseRequest(principalOf(req), req.query);
     const now = deps.clock();
     const cache = pageCache(req, format, request, request.timeframe, now);
-    const page = await readConditional(req, res, deps.tags, cache, await deps.multiAsset.scope(request, now), () => deps.multiAsset.rows(request, now));
+    const scope = await deps.multiAsset.scope(request, now);
+    if (format === 'json') {
+      const rows = await readConditional(req, res, deps.tags, cache, scope, () => deps.multiAsset.pageAsJson(request, now));
+      if (rows !== null) sendJsonPage(req, res, cache, multiAssetPageJson(request, rows));
+      return;
+    }
+    const page = await readConditional(req, res, deps.tags, cache, scope, () => deps.multiAsset.rows(request, now));
     if (page === null) return;
     if (format === 'csv') {
       return sendCsv(req, res, { columns: multiAssetCsvColumns(request), rows: page.data, cells: multiAssetCsvCells(request), nextStart: page.nextStart }, cache);
     }
     if (isDataframe(format)) return sendDataframe(req, res, format, multiAssetFrame(request, page), cache);
-    sendJsonPage(req, res, cache, multiAssetPageJson(request, page));
   });
 
   router.get('/v1/markets', auth, async (req, res) => {

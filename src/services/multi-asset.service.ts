@@ -1,8 +1,8 @@
 /** One field across several symbols, aligned by time (GET /v1/multi-asset, GraphQL `multiAsset`). */
 import type { MultiAssetRepository } from '../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
-import { multiAssetSource } from '../domain/multi-asset';
+import type { JsonRows, MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
+import { alignedJson, alignedRows, multiAssetSource, type Aligned } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
@@ -19,7 +19,7 @@ export class MultiAssetService {
   constructor(
     private readonly endpoint: MarketEndpoints['multiAsset'],
     private readonly exchanges: Exchanges,
-    private readonly series: SeriesRepository,
+    private readonly seriesRepo: SeriesRepository,
     private readonly values: MultiAssetRepository,
     private readonly tiers: TierPolicy,
     private readonly clock: () => number,
@@ -40,7 +40,7 @@ export class MultiAssetService {
 
   /** What the page of `q` at `now` is read from (its write watermark's scope); null: none of its markets has rows. */
   async scope(q: MultiAssetRequest, now: number): Promise<WatermarkScope | null> {
-    const ids = await this.series.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
+    const ids = await this.seriesRepo.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const seriesIds = [...new Set(ids.values())];
     if (seriesIds.length === 0) return null;
     const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
@@ -48,28 +48,37 @@ export class MultiAssetService {
     return { seriesIds, timeframes: [source.timeframe ?? 'funding'], startMs: q.start, endMs: end };
   }
 
+  /**
+   * The page at `now` with its rows already rendered as JSON objects (`time`, then each symbol's
+   * value), for the JSON representation: no row object per time.
+   */
+  async pageAsJson(q: MultiAssetRequest, now: number): Promise<JsonRows> {
+    const series = await this.series(q, now);
+    return series === null ? { count: 0, json: '', nextStart: null } : alignedJson(series.list, series.places, MAX_ROWS);
+  }
+
   /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */
   async rows(q: MultiAssetRequest, now = this.clock()): Promise<Page<MultiAssetRow>> {
-    const ids = await this.series.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
+    const series = await this.series(q, now);
+    return series === null ? EMPTY : page(alignedRows(series.list, series.places, MAX_ROWS + 1), MAX_ROWS);
+  }
+
+  /** Each asked series' first values of the page, in the request's symbol order, and their places; null when none can have any. */
+  private async series(q: MultiAssetRequest, now: number): Promise<{ list: Aligned; places: number } | null> {
+    const ids = await this.seriesRepo.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const symbolOf = new Map<number, string>();
     for (const symbol of q.symbols) {
       const id = ids.get(marketKey({ exchange: q.exchange, symbol }));
       if (id !== undefined) symbolOf.set(id, symbol);
     }
-    if (symbolOf.size === 0) return EMPTY;
+    if (symbolOf.size === 0) return null;
     const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
     // Candle values and the technical features computed on them: closed periods only.
     const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, now) : q.end;
-    if (q.start > end) return EMPTY;
-    const flat = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
+    if (q.start > end) return null;
+    const bySeries = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
     const order = new Map(q.symbols.map((s, i) => [s, i]));
-    const rows: MultiAssetRow[] = [];
-    for (const r of flat) {
-      let last = rows[rows.length - 1];
-      if (!last || last.time !== r.time) rows.push((last = { time: r.time, values: [] }));
-      last.values.push({ symbol: symbolOf.get(r.series_id)!, value: r.value });
-    }
-    for (const r of rows) r.values.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!);
-    return page(rows, MAX_ROWS);
+    const series = [...bySeries].map(([id, values]) => ({ symbol: symbolOf.get(id)!, ...values }));
+    return { list: series.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!), places: source.places };
   }
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { AsciiText } from '../../src/domain/ascii-text';
-import { formatFloat } from '../../src/domain/decimal';
+import { candleJson, candlesJson } from '../../src/db/candle-pages';
+import { fixedPlaces, formatFloat } from '../../src/domain/decimal';
 
 const fixed = (v: number | null, places = 6) => {
   const out = new AsciiText(16);
@@ -67,6 +68,42 @@ describe('AsciiText.isoTime writes what toISOString writes', () => {
       }),
       { numRuns: 20_000 },
     );
+  });
+});
+
+describe('AsciiText.decimal writes what fixedPlaces writes', () => {
+  const decimal = (text: string, places: number) => {
+    const out = new AsciiText(4);
+    out.decimal(`,${text},`, 1, text.length + 1, places);
+    return out.take();
+  };
+
+  it('for NUMERIC texts: padded, rounded half away from zero, whole, negative, zero, NaN and Infinity', () => {
+    for (const text of ['1.5', '-0.25', '7', '0', '123.4567895', '-0.0000004', '99999.9999995', 'NaN', 'Infinity', '-Infinity', '42.123456', '1e5']) {
+      for (const places of [0, 2, 6, 8]) expect([text, places, decimal(text, places)]).toEqual([text, places, fixedPlaces(text, places)]);
+    }
+  });
+
+  it('agrees on generated decimal texts at 0 to 8 places', () => {
+    const text = fc.tuple(fc.boolean(), fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 10 })).map(([neg, digits, scale]) => {
+      const d = digits.toString().padStart(scale + 1, '0');
+      const t = scale === 0 ? d : `${d.slice(0, -scale)}.${d.slice(-scale)}`;
+      return neg && /[1-9]/.test(t) ? `-${t}` : t;
+    });
+    fc.assert(fc.property(text, fc.integer({ min: 0, max: 8 }), (t, places) => decimal(t, places) === fixedPlaces(t, places)));
+  });
+});
+
+describe('candlesJson', () => {
+  it('writes the rows as candleJson does, separated by commas, up to the count', () => {
+    const rows = [
+      ['1767225600', '43000.5', '43100', '42999.1234567', '43050.0000005', '12.25'],
+      ['1767225660.5', '0.000001', '1', '0', '-1.5', 'NaN'],
+      ['1767225720', '1', '1', '1', '1', '1'],
+    ];
+    expect(candlesJson(rows, 2)).toBe(rows.slice(0, 2).map(candleJson).join(','));
+    expect(candlesJson(rows, 3)).toBe(rows.map(candleJson).join(','));
+    expect(candlesJson(rows, 0)).toBe('');
   });
 });
 

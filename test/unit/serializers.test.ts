@@ -23,7 +23,7 @@ describe('restShape', () => {
   });
 
   it('renders a page whose JSON the documented schema accepts', () => {
-    const body = JSON.parse(candlePageJson({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: 0, end: 0, limit: 1 }, { count: 1, nextStart: null, data: [CANDLE.json(candle)] }));
+    const body = JSON.parse(candlePageJson({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: 0, end: 0, limit: 1 }, { count: 1, nextStart: null, json: CANDLE.json(candle) }));
     expect(body).toEqual({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', count: 1, next_start: null, data: [candle] });
     expect(CANDLE_PAGE_SCHEMA.safeParse(body).success).toBe(true);
   });

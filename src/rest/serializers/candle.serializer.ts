@@ -1,6 +1,6 @@
 /** Candles over REST: the row, the trade flow `fields` appends, the page head, JSON and CSV. */
 import { z } from 'zod';
-import type { Candle, CandleRequest, Page, TradeFlowField } from '../../domain/market';
+import type { Candle, CandleRequest, JsonRows, TradeFlowField } from '../../domain/market';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
 import { decimal, pageJson, pageSchema, restShape, timestamp } from './shape';
 
@@ -35,7 +35,7 @@ export const candleCsvColumns = (q: CandleRequest): readonly string[] => (q.fiel
 export const candleCsvCells = (q: CandleRequest) => (r: Candle) =>
   q.fields ? [...CANDLE.csvCells(r), ...q.fields.map((f) => r[TRADE_FLOW[f].from] as string | null | undefined)] : CANDLE.csvCells(r);
 
-/** A page whose rows are already JSON object texts (CandlesService.pageAsJson). */
-export function candlePageJson(q: CandleRequest, p: Page<string>): string {
-  return pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.data);
+/** A page whose rows are already JSON text (CandlesService.pageAsJson). */
+export function candlePageJson(q: CandleRequest, p: JsonRows): string {
+  return pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.count > 0 ? [p.json] : []);
 }

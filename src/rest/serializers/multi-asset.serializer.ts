@@ -1,6 +1,6 @@
 /** Multi-asset over REST: wide rows keyed by symbol, a symbol without a value left out of its row. */
 import { z } from 'zod';
-import type { MultiAssetRequest, MultiAssetRow, Page } from '../../domain/market';
+import type { JsonRows, MultiAssetRequest, MultiAssetRow } from '../../domain/market';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
 import { wideRowSchema } from './feature.serializer';
 import { pageJson, pageSchema } from './shape';
@@ -10,12 +10,11 @@ export const MULTI_ASSET_PAGE_SCHEMA = pageSchema(
   wideRowSchema('symbol'),
 );
 
-const rowJson = (r: MultiAssetRow) => `{"time":"${r.time}"${r.values.map((v) => `,"${v.symbol}":"${v.value}"`).join('')}}`;
-
-export function multiAssetPageJson(q: MultiAssetRequest, p: Page<MultiAssetRow>): string {
+/** The page with its rows already JSON text (domain/multi-asset.ts `alignedJson`). */
+export function multiAssetPageJson(q: MultiAssetRequest, p: JsonRows): string {
   return pageJson(
     { symbols: q.symbols, exchange: q.exchange, timeframe: q.timeframe, field: q.field, count: p.count, next_start: p.nextStart },
-    p.data.map(rowJson),
+    p.count > 0 ? [p.json] : [],
   );
 }
 
