@@ -3,6 +3,9 @@
  * into (`epoch_ms,open,high,low,close,volume` lines) read into arrays of doubles by offsets, with
  * no string per value; and the statement that reads it.
  */
+import type { CandleHistory } from '../domain/imported-bars';
+
+export type { CandleHistory };
 
 /**
  * The history of series $1 at timeframe $2 as one text of `epoch_ms,open,high,low,close,volume`
@@ -20,15 +23,6 @@ FROM (
    WHERE series_id = $1 AND timeframe = $2 AND ($3::timestamptz IS NULL OR time >= $3) ORDER BY time LIMIT $5)
 ) w`;
 
-/** Candles of one series as floats, oldest first (the feature precompute's input). */
-export interface CandleHistory {
-  time: number[];
-  open: number[];
-  high: number[];
-  low: number[];
-  close: number[];
-  volume: number[];
-}
 
 /** Where the line starting at `at` ends (its newline, or the end of the text). */
 function lineEnd(text: string, at: number): number {

@@ -7,7 +7,7 @@
  */
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type CandleTimeframe } from './timeframe';
 
-/** Bars as columns of doubles, oldest first (the shape of CandlesRepository.history's answer). */
+/** Candles of one series as columns of doubles, oldest first: the feature precompute's input, from CandlesRepository.history or from the kept bars. */
 export interface CandleHistory {
   time: number[];
   open: number[];

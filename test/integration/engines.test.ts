@@ -148,12 +148,17 @@ function convertsAndServes(engine: 'timescaledb' | 'citus', database: () => Fres
   }, 300_000);
 }
 
-describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
-  let cluster: Cluster;
-  let db: FreshDatabase;
+/**
+ * A private cluster of `build` (and `workers` Citus workers joined) with a fresh database on it,
+ * for the enclosing describe block; both read once its beforeAll ran.
+ */
+function useEngineDatabase(build: EngineBuild, pgConfig: string, workers = 0): { cluster: () => Cluster; db: () => FreshDatabase } {
+  let cluster: Cluster | undefined;
+  let db: FreshDatabase | undefined;
   beforeAll(async () => {
-    cluster = await startCluster('TIMESCALEDB_PG_CONFIG', pgConfig);
+    cluster = await startCluster(build, pgConfig, workers);
     db = await freshPostgres(cluster.url);
+    if (workers > 0) await joinCitusWorkers(cluster.url, db.url);
   }, 240_000);
   afterAll(async () => {
     try {
@@ -162,12 +167,17 @@ describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
       await cluster?.stop();
     }
   }, 120_000);
+  return { cluster: () => cluster!, db: () => db! };
+}
 
-  convertsAndServes('timescaledb', () => db);
+describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
+  const engine = useEngineDatabase('TIMESCALEDB_PG_CONFIG', pgConfig);
+
+  convertsAndServes('timescaledb', engine.db);
 
   it('then candles, features, derivatives and funding_rates are hypertables compressed by series (and timeframe) in time order, under a policy', async () => {
     const rows = await sql<{ t: string; seg: string; ord: string; policy: boolean }>(
-      db.url,
+      engine.db().url,
       `SELECT h.hypertable_name AS t,
               (SELECT string_agg(attname, ',' ORDER BY segmentby_column_index) FROM timescaledb_information.compression_settings s
                 WHERE s.hypertable_name = h.hypertable_name AND segmentby_column_index IS NOT NULL) AS seg,
@@ -185,13 +195,13 @@ describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
   });
 
   it('when every chunk is compressed, then the pages stay byte-identical and a second migration changes nothing', async () => {
-    const srv = await startTestServer({ database: db.url, clock: () => NOW, env: { DATABASE_ENGINE: 'timescaledb' } });
+    const srv = await startTestServer({ database: engine.db().url, clock: () => NOW, env: { DATABASE_ENGINE: 'timescaledb' } });
     try {
       const key = await srv.key('pro');
       const before = await pages(srv, key);
-      const [{ n }] = await sql<{ n: string }>(db.url, `SELECT count(compress_chunk(c, true)) AS n FROM show_chunks('candles') c`);
+      const [{ n }] = await sql<{ n: string }>(engine.db().url, `SELECT count(compress_chunk(c, true)) AS n FROM show_chunks('candles') c`);
       expect(Number(n)).toBeGreaterThan(0);
-      await sql(db.url, `SELECT compress_chunk(c, true) FROM show_chunks('features') c`);
+      await sql(engine.db().url, `SELECT compress_chunk(c, true) FROM show_chunks('features') c`);
       expect(await pages(srv, key)).toEqual(before);
       expect(await srv.services.store.db.session((s) => applyEngineLayout(s, 'timescaledb'))).toEqual([]);
     } finally {
@@ -201,15 +211,15 @@ describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
 
   it('when RETENTION_1M has passed the 1m rows, then the partition job deletes them, keeps the rollups and drops no chunk that holds them', async () => {
     const tally = () =>
-      sql<{ tf: string; n: string }>(db.url, `SELECT timeframe AS tf, count(*) AS n FROM candles WHERE timeframe IN ('1m', '1h') GROUP BY 1 ORDER BY 1`);
+      sql<{ tf: string; n: string }>(engine.db().url, `SELECT timeframe AS tf, count(*) AS n FROM candles WHERE timeframe IN ('1m', '1h') GROUP BY 1 ORDER BY 1`);
     const before = await tally();
     expect(before.map((r) => r.tf)).toEqual(['1h', '1m']);
-    const srv = await startTestServer({ database: db.url, clock: () => NOW, env: { DATABASE_ENGINE: 'timescaledb', RETENTION_1M: '10d' } });
+    const srv = await startTestServer({ database: engine.db().url, clock: () => NOW, env: { DATABASE_ENGINE: 'timescaledb', RETENTION_1M: '10d' } });
     try {
       const run = await srv.services.partitions.run(NOW);
       expect(run.created).toBe(0);
       expect(await tally()).toEqual(before.filter((r) => r.tf === '1h'));
-      const [{ n }] = await sql<{ n: string }>(db.url, `SELECT count(*) AS n FROM features WHERE timeframe = '1m'`);
+      const [{ n }] = await sql<{ n: string }>(engine.db().url, `SELECT count(*) AS n FROM features WHERE timeframe = '1m'`);
       expect(Number(n)).toBe(0);
     } finally {
       await srv.stop();
@@ -218,26 +228,13 @@ describeWithEngine('TIMESCALEDB_PG_CONFIG', 'TimescaleDB', (pgConfig) => {
 });
 
 describeWithEngine('CITUS_PG_CONFIG', 'Citus, a coordinator and two workers', (pgConfig) => {
-  let cluster: Cluster;
-  let db: FreshDatabase;
-  beforeAll(async () => {
-    cluster = await startCluster('CITUS_PG_CONFIG', pgConfig, 2);
-    db = await freshPostgres(cluster.url);
-    await joinCitusWorkers(cluster.url, db.url);
-  }, 240_000);
-  afterAll(async () => {
-    try {
-      await db?.drop();
-    } finally {
-      await cluster?.stop();
-    }
-  }, 120_000);
+  const engine = useEngineDatabase('CITUS_PG_CONFIG', pgConfig, 2);
 
-  convertsAndServes('citus', () => db);
+  convertsAndServes('citus', engine.db);
 
   it('then series is a reference table and every table holding a series is distributed by series_id, colocated, over both workers', async () => {
     const rows = await sql<{ t: string; method: string; col: string | null; colocation: number }>(
-      db.url,
+      engine.db().url,
       `SELECT logicalrelid::regclass::text AS t, partmethod AS method, column_to_column_name(logicalrelid, partkey) AS col, colocationid AS colocation
        FROM pg_dist_partition ORDER BY 1`,
     );
@@ -247,22 +244,22 @@ describeWithEngine('CITUS_PG_CONFIG', 'Citus, a coordinator and two workers', (p
     expect(new Set(distributed.map((r) => r.col))).toEqual(new Set(['series_id']));
     expect(new Set(distributed.map((r) => r.colocation)).size).toBe(1);
     const [{ nodes }] = await sql<{ nodes: string }>(
-      db.url,
+      engine.db().url,
       `SELECT count(DISTINCT nodeport) AS nodes FROM pg_dist_shard_placement p JOIN pg_dist_shard s USING (shardid) WHERE s.logicalrelid = 'candles'::regclass`,
     );
     expect(Number(nodes)).toBe(2);
   });
 
   it('when a worker is killed, then the reads of its series answer 503 (never 500), and 200 again once it is back', async () => {
-    const srv = await startTestServer({ database: db.url, clock: () => NOW, env: { DATABASE_ENGINE: 'citus', DATABASE_QUERY_TIMEOUT: '5s' } });
+    const srv = await startTestServer({ database: engine.db().url, clock: () => NOW, env: { DATABASE_ENGINE: 'citus', DATABASE_QUERY_TIMEOUT: '5s' } });
     try {
       const key = await srv.key('pro');
-      await cluster.ctl(2, '-m', 'immediate', '-w', 'stop');
+      await engine.cluster().ctl(2, '-m', 'immediate', '-w', 'stop');
       let down: Array<[string, number]>;
       try {
         down = (await pages(srv, key)).map(([p, status]) => [p, status]);
       } finally {
-        await cluster.ctl(2, '-l', path.join(cluster.dir, 'n2.log'), '-w', 'start');
+        await engine.cluster().ctl(2, '-l', path.join(engine.cluster().dir, 'n2.log'), '-w', 'start');
       }
       expect(down.map(([, status]) => status)).toContain(503);
       expect(down.filter(([, status]) => status !== 200 && status !== 503)).toEqual([]);
