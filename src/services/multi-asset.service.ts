@@ -2,7 +2,7 @@
 import type { MultiAssetRepository } from '../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
 import type { JsonRows, MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
-import { alignedJson, alignedRows, multiAssetSource, type Aligned } from '../domain/multi-asset';
+import { alignedJson, alignedRows, multiAssetSource, type Aligned, type MultiAssetSource } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
@@ -40,12 +40,9 @@ export class MultiAssetService {
 
   /** What the page of `q` at `now` is read from (its write watermark's scope); null: none of its markets has rows. */
   async scope(q: MultiAssetRequest, now: number): Promise<WatermarkScope | null> {
-    const ids = await this.seriesRepo.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
-    const seriesIds = [...new Set(ids.values())];
-    if (seriesIds.length === 0) return null;
-    const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
-    const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, now) : q.end;
-    return { seriesIds, timeframes: [source.timeframe ?? 'funding'], startMs: q.start, endMs: end };
+    const plan = await this.plan(q, now);
+    if (plan === null) return null;
+    return { seriesIds: [...plan.symbolOf.keys()], timeframes: [plan.source.timeframe ?? 'funding'], startMs: q.start, endMs: plan.end };
   }
 
   /**
@@ -63,8 +60,12 @@ export class MultiAssetService {
     return series === null ? EMPTY : page(alignedRows(series.list, series.places, MAX_ROWS + 1), MAX_ROWS);
   }
 
-  /** Each asked series' first values of the page, in the request's symbol order, and their places; null when none can have any. */
-  private async series(q: MultiAssetRequest, now: number): Promise<{ list: Aligned; places: number } | null> {
+  /**
+   * The page's series (id -> symbol, in the request's order), where its field is stored and the
+   * end of what it may show: candle values and the technical features computed on them, closed
+   * periods only. Null when none of its markets is known.
+   */
+  private async plan(q: MultiAssetRequest, now: number): Promise<{ symbolOf: Map<number, string>; source: MultiAssetSource; end: number } | null> {
     const ids = await this.seriesRepo.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const symbolOf = new Map<number, string>();
     for (const symbol of q.symbols) {
@@ -73,9 +74,15 @@ export class MultiAssetService {
     }
     if (symbolOf.size === 0) return null;
     const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
-    // Candle values and the technical features computed on them: closed periods only.
     const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, now) : q.end;
-    if (q.start > end) return null;
+    return { symbolOf, source, end };
+  }
+
+  /** Each asked series' first values of the page, in the request's symbol order, and their places; null when none can have any. */
+  private async series(q: MultiAssetRequest, now: number): Promise<{ list: Aligned; places: number } | null> {
+    const plan = await this.plan(q, now);
+    if (plan === null || q.start > plan.end) return null;
+    const { symbolOf, source, end } = plan;
     const bySeries = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
     const order = new Map(q.symbols.map((s, i) => [s, i]));
     const series = [...bySeries].map(([id, values]) => ({ symbol: symbolOf.get(id)!, ...values }));
