@@ -6,16 +6,13 @@
  * QUERY_GRACE_MS later (its connection discarded); `session` and `transaction` (imports, migrations,
  * locks) lift the statement timeout, and TCP keep-alive still notices a vanished peer.
  */
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { from as copyFromStream } from 'pg-copy-streams';
 import type { DependencyState } from '../domain/dependency-state';
 import { parseConnectionUrl } from './connection-url';
 import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
+import { queryConfig, run, sessionOf } from './pg-statements';
 import { PrimaryLocator } from './primary-locator';
 import { isConnectionFailure, isLostConnection, isReadOnlyStatement, mapUnavailable, withUnavailableMapping } from './unavailable';
 
@@ -83,59 +80,6 @@ function textOf(config: unknown): string | undefined {
   return typeof text === 'string' ? text : undefined;
 }
 
-/** Every value as its text: the type parsers of a `textRows` query. */
-const TEXT_TYPES = { getTypeParser: () => (v: string) => v };
-
-/**
- * Run one statement on a client, its result handed over by pg's callback, giving up after
- * `timeoutMs` (when given) with pg's own read-timeout error (mapped to SERVICE_UNAVAILABLE).
- * Not pg's promise form nor its `query_timeout`: both set the query's callback after pg has
- * built the query, which leaves more garbage for the collector on every large read
- * (bench/README.md).
- */
-function run(client: pg.ClientBase, config: pg.QueryConfig, timeoutMs?: number, mapRow?: QueryOptions['mapRow']): Promise<{ rows: unknown[] }> {
-  return new Promise((resolve, reject) => {
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => reject(new Error('Query read timeout')), timeoutMs);
-    if (!mapRow) {
-      client.query(config, (err: Error | undefined, res: pg.QueryResult) => {
-        clearTimeout(timer);
-        if (err) reject(err);
-        else resolve(res);
-      });
-      return;
-    }
-    // Row by row (no callback: pg keeps no rows of its own), each turned into the caller's.
-    const rows: unknown[] = [];
-    let failure: unknown;
-    const query = new pg.Query(config);
-    query.on('row', (row: unknown) => {
-      if (failure !== undefined) return;
-      try {
-        rows.push(mapRow(row as never));
-      } catch (err) {
-        failure = err;
-      }
-    });
-    query.on('error', (err: Error) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    query.on('end', () => {
-      clearTimeout(timer);
-      if (failure !== undefined) reject(failure as Error);
-      else resolve({ rows });
-    });
-    client.query(query);
-  });
-}
-
-/** The pg config of one statement. */
-function queryConfig(text: string, params: unknown[], opts: QueryOptions): pg.QueryConfig {
-  const config: pg.QueryConfig = { text, values: params, name: statementName(text, opts) };
-  if (opts.textRows) Object.assign(config, { rowMode: 'array', types: TEXT_TYPES });
-  return config;
-}
-
 type PoolQuery = (config: unknown, values?: unknown, cb?: unknown) => unknown;
 
 /** A pg query config with a client-side read timeout, unless the caller set one. */
@@ -145,36 +89,6 @@ function withReadTimeout(config: unknown, ms: number): unknown {
     return { ...config, query_timeout: ms };
   }
   return config;
-}
-
-const statementNames = new Map<string, string>();
-
-/** The name of the prepared statement of `text` (the same on every connection), when asked for. */
-function statementName(text: string, opts: QueryOptions): string | undefined {
-  if (!opts.prepare) return undefined;
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = `mds_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
-
-/** SQL on a dedicated connection (session or transaction): no timeout of its own. */
-function sessionOf(client: pg.PoolClient): SqlSession {
-  return {
-    async query<R extends object>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
-      const res = await run(client, queryConfig(text, params, opts), opts.timeoutMs, opts.mapRow).catch(mapUnavailable);
-      return res.rows as R[];
-    },
-    async exec(script) {
-      await client.query(script).catch(mapUnavailable);
-    },
-    async copyFrom(table, columns, csvChunks) {
-      const sql = `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`;
-      await pipeline(Readable.from(csvChunks), client.query(copyFromStream(sql)));
-    },
-  };
 }
 
 /** The pool of one server, with every wait bounded (above), its connections on the located host. */
