@@ -82,9 +82,9 @@ function environmentOf(container: IContainer): Record<string, string> {
   return env;
 }
 
-/** Every variable src/config.ts reads (its zod schema's keys), and issue 23's Sentinel settings until it reads them. */
+/** Every variable the service reads (the keys of src/config-schema.ts's zod schema), and issue 23's Sentinel settings until it reads them. */
 function serviceVariables(): Set<string> {
-  const source = readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
+  const source = readFileSync(path.join(ROOT, 'src', 'config-schema.ts'), 'utf8');
   const names = new Set([...source.matchAll(/^ {4}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]));
   if (!names.has('REDIS_SENTINELS')) for (const n of ['REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER', 'REDIS_SENTINEL_PASSWORD']) names.add(n);
   return names;
