@@ -21,6 +21,7 @@ import { requestContext, type GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
 import type { LoaderServices } from './loaders';
+import { refuseUnsafeSubscription } from './validation';
 
 export interface GraphQLDeps {
   schema: GraphQLSchema;
@@ -154,6 +155,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
         noteRefusal(req, res, err);
         throw toHttpGraphQLError(err, req.ctx.id);
       }
+      for (const text of [(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat()) refuseUnsafeSubscription(text);
       return requestContext({
         requestId: req.ctx.id,
         logger: () => req.ctx.log,

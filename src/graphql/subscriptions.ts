@@ -26,6 +26,7 @@ import { requestContext } from './context';
 import { appErrorExtensions } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
 import type { LoaderServices } from './loaders';
+import { VALIDATION_RULES } from './validation';
 
 /** How often the keys of open sockets are checked for revocation (the 1 s promise, with room). */
 export const REVOCATION_CHECK_MS = 500;
@@ -108,7 +109,7 @@ class CheckedDocuments {
     } catch (err) {
       return { errors: [new GraphQLError((err as Error).message, { extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] };
     }
-    const invalid = validate(this.schema, document);
+    const invalid = validate(this.schema, document, VALIDATION_RULES);
     if (invalid.length) return { errors: invalid.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) };
     return { document };
   }

@@ -87,6 +87,25 @@ describe('bad input the fuzzing found', () => {
   });
 
   it.each([
+    ['an undeclared variable', 'subscription { featureCatalogue @include(if: $undeclared) { category } market { quality { missingIntervals { start end } } } }', undefined],
+    ['a declared variable', 'subscription S($on: Boolean!) { candleClosed(symbol: "BTC-USDT", exchange: "perp", timeframe: "1m") @skip(if: $on) { time } }', { on: false }],
+    ['a fragment', 'subscription { ...F }\nfragment F on Subscription { candleClosed(symbol: "BTC-USDT", exchange: "perp", timeframe: "1m") @include(if: $on) { time } }', undefined],
+  ])('when a GraphQL subscription over HTTP puts @skip/@include at its root with %s, then 400 GRAPHQL_VALIDATION_FAILED (graphql-js 16 would throw), not 500', async (_what, query, variables) => {
+    for (const method of ['POST', 'GET']) {
+      const s: Sent =
+        method === 'POST'
+          ? { method, path: '/graphql', headers: { 'Content-Type': 'application/json', 'X-API-Key': key }, body: JSON.stringify({ query, variables }) }
+          : { method, path: `/graphql?query=${encodeURIComponent(query)}`, headers: { 'X-API-Key': key, 'Apollo-Require-Preflight': 'true' } };
+      const g = await sendTo(s);
+      checkGraphql(s, g);
+      expect(g.status).toBe(400);
+      const [error] = JSON.parse(g.text).errors;
+      expect(error).toMatchObject({ message: expect.stringMatching(/must not use `@skip` or `@include` directives in the top level selection/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+      expect(error.locations.length).toBeGreaterThan(0);
+    }
+  });
+
+  it.each([
     ['not JSON', '{"query":', {}],
     ['over 64 KB', JSON.stringify({ query: `{ me { tier } }${' '.repeat(70_000)}` }), {}],
     ['Content-Encoding gzip over a plain body', '{"query":"{ me { tier } }"}', { 'Content-Encoding': 'gzip' }],

@@ -129,6 +129,15 @@ describe.each(BUSES)('GraphQL subscriptions over WebSocket, events %s', (_bus, b
       expect(codes).toEqual(['INVALID_TIMEFRAME', 'INVALID_EXCHANGE', 'INVALID_PARAMETER', 'INVALID_EXCHANGE']);
     });
 
+    it('when @skip or @include sits at the subscription\'s root (with a variable, which graphql-js 16\'s validation throws on), then GRAPHQL_VALIDATION_FAILED, and the socket stays open', async () => {
+      const s = open(pro);
+      const r = await s.once('subscription S($off: Boolean!) { candleClosed(exchange: "perp", symbol: "BTC-USDT", timeframe: "1h") @skip(if: $off) { time } }', { off: false });
+      expect(r.errors).toEqual([
+        [expect.objectContaining({ message: 'Subscription "S" must not use `@skip` or `@include` directives in the top level selection.', extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })],
+      ]);
+      expect((await s.once('{ me { tier } }')).next).toEqual([{ data: { me: { tier: 'pro' } } }]);
+    });
+
     it('when a free key has used its 10 requests of the minute, then the next subscribe is RATE_LIMIT_EXCEEDED with retry_after_secs; a new minute admits again', async () => {
       const key = await srv.key('free');
       const s = open(key);
