@@ -135,3 +135,34 @@ describe('funding published late by the venue', () => {
     expect(rows.map((r) => Number(r.rate))).toEqual([Number(sim.fundingRate('BTC', settling))]);
   }, 90_000);
 });
+
+describe('a backfill the venue refuses', () => {
+  const clock = shiftableClock().now;
+  let sim: VenueSimulator;
+  let s: Services;
+  let run: { stop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 500 });
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await s?.close();
+    await sim?.close();
+  });
+
+  it('when the venue refuses a request of the backfill, then the catch-up is the backfill again (every minute since INGEST_SINCE stored), not only the last few candles', async () => {
+    const config = testConfig({ ...sim.env, INGEST_SYMBOLS: 'BTC-USDT', INGEST_SINCE: '90m', INGEST_RECONCILE_CANDLES: '5' });
+    s = await openServices(config, { clock, dataDir: 'memory' });
+    const since = lastClosedOpen(clock(), '1m') - 89 * MIN;
+    sim.failNext('binance', 1, 400);
+    run = s.ingest.run(['BTC-USDT'], liveSettings(config, clock()));
+    const first = async () => {
+      const id = await s.store.series.idOf({ exchange: 'spot', symbol: 'BTC-USDT' });
+      return id === undefined ? null : (await s.store.candles.openSpan(id, '1m', new Date(clock()))).first;
+    };
+    const earliest = await pollUntil(first, (t) => t !== null && t <= since, { withinMs: 20_000, everyMs: 200 });
+    expect(sim.requests.find((r) => r.venue === 'binance' && r.status === 400)?.kind).toBe('klines');
+    expect(earliest).toBeLessThanOrEqual(since);
+  }, 30_000);
+});

@@ -40,6 +40,8 @@ export class LiveSession {
   private readonly schedules: Array<() => Promise<void>> = [];
   private readonly byInstrument = new Map<string, IngestTarget>();
   private readonly failures = new Map<number, number>();
+  /** Series whose backfill has completed: until then, a failed step's catch-up is the backfill again. */
+  private readonly backfilled = new Set<number>();
   private readonly contexts: ContextRecorder;
   private stopped = false;
 
@@ -125,6 +127,7 @@ export class LiveSession {
     await this.noteStored(t);
     // Scored now rather than at the quality job's next run (up to QUALITY_INTERVAL away).
     await this.quality.computeSeries(t.series.id, this.clock());
+    this.backfilled.add(t.series.id);
     this.log.info({ exchange: t.exchange, symbol: t.symbol, rows: got.rows, venue_gap_slots: got.gapSlots, funding, duration_ms: Math.round(performance.now() - started) }, 'backfill done');
   }
 
@@ -222,7 +225,8 @@ export class LiveSession {
         this.failures.set(id, n);
         const wait = Math.max(1_000, backoffMs(n, 1_000, 30_000));
         this.log.warn({ err: (err as Error).message, exchange: t.exchange, symbol: t.symbol, step: what, retry_in_ms: Math.round(wait) }, 'ingest step failed');
-        this.after(wait, () => this.enqueue(t, 'catch-up', () => this.reconcile(t)));
+        // A reconcile only reaches back a few candles: a series whose backfill failed would keep the hole.
+        this.after(wait, () => this.enqueue(t, 'catch-up', () => (this.backfilled.has(id) ? this.reconcile(t) : this.backfill(t))));
       }
     });
     this.queues.set(id, run);
