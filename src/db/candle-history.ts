@@ -59,14 +59,17 @@ function numberIn(text: string, start: number, end: number): number {
 
 /** The candles of a history text (null: none), oldest first. */
 export function historyOf(text: string | null): CandleHistory {
-  const h: CandleHistory = { time: [], open: [], high: [], low: [], close: [], volume: [] };
+  let n = 0;
+  if (text !== null && text.length > 0) for (let at = -1; at < text.length; at = lineEnd(text, at + 1)) n++;
+  const a = () => new Float64Array(n);
+  const h: CandleHistory = { time: a(), open: a(), high: a(), low: a(), close: a(), volume: a() };
   if (text === null) return h;
   const columns = [h.time, h.open, h.high, h.low, h.close, h.volume];
   let at = 0;
-  while (at < text.length) {
+  for (let row = 0; at < text.length; row++) {
     for (let c = 0; c < 6; c++) {
       const end = c < 5 ? text.indexOf(',', at) : lineEnd(text, at);
-      columns[c].push(numberIn(text, at, end));
+      columns[c][row] = numberIn(text, at, end);
       at = end + 1;
     }
   }

@@ -18,9 +18,10 @@ const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES
 
 /**
  * Text per chunk of a feature COPY: the COPY stream holds up to 16 chunks, so small ones keep
- * the text of a write in flight to a few MB.
+ * the text of a write in flight to about a MB. Below V8's large-object size, a chunk's string
+ * is young garbage a scavenge frees, where larger ones piled up until a full collection.
  */
-const CHUNK_BYTES = 256 << 10;
+const CHUNK_BYTES = 64 << 10;
 const COMMA = 44;
 const NEWLINE = 10;
 

@@ -7,14 +7,24 @@
  */
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type CandleTimeframe } from './timeframe';
 
-/** Candles of one series as columns of doubles, oldest first: the feature precompute's input, from CandlesRepository.history or from the kept bars. */
+/**
+ * Candles of one series as columns of doubles, oldest first: the feature precompute's input,
+ * from CandlesRepository.history or from the kept bars. Typed arrays, not arrays of numbers:
+ * a chunk's columns are larger than V8's large-object size, and as plain arrays (grown by
+ * push) each chunk left megabytes in the large-object space until a full collection.
+ */
 export interface CandleHistory {
-  time: number[];
-  open: number[];
-  high: number[];
-  low: number[];
-  close: number[];
-  volume: number[];
+  time: Float64Array;
+  open: Float64Array;
+  high: Float64Array;
+  low: Float64Array;
+  close: Float64Array;
+  volume: Float64Array;
+}
+
+/** The first `n` bars of `h`, as views. */
+export function firstBars(h: CandleHistory, n: number): CandleHistory {
+  return { time: h.time.subarray(0, n), open: h.open.subarray(0, n), high: h.high.subarray(0, n), low: h.low.subarray(0, n), close: h.close.subarray(0, n), volume: h.volume.subarray(0, n) };
 }
 
 const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
@@ -117,27 +127,29 @@ class Column {
     this.held = Math.max(this.held, k << CHUNK_BITS);
   }
 
-  /** Values [start, end) as an array of doubles. */
-  range(start: number, end: number): number[] {
-    const out: number[] = [];
-    for (let i = start; i < end; i++) out.push(this.chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)]);
-    return out;
+  /** Values [start, end) into `out` (from its start). */
+  copy(start: number, end: number, out: Float64Array): void {
+    for (let i = start; i < end; i++) out[i - start] = this.chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)];
   }
 }
 
 /**
  * Bars of doubles, oldest first, as the feature precompute reads them (CandlesRepository.history).
  * Its reads move forward (each from no earlier than the one before): the bars before a read's
- * first are let go, so the memory they held drains as the features are computed.
+ * first are let go, so the memory they held drains as the features are computed. A read's
+ * columns are this history's own arrays, valid until its next read (the precompute computes a
+ * chunk from them before it reads the next).
  */
 export class BarHistory {
+  private read: CandleHistory = { time: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0), volume: new Float64Array(0) };
+
   constructor(
     private readonly cols: { time: Column; open: Column; high: Column; low: Column; close: Column; volume: Column },
     /** Bars held (a rollup's closed ones). */
     readonly length: number,
   ) {}
 
-  /** Up to `lookback` bars before `fromMs` (null: from the first) and up to `limit` from it, as new arrays. */
+  /** Up to `lookback` bars before `fromMs` (null: from the first) and up to `limit` from it. */
   history(fromMs: number | null, lookback: number, limit: number): CandleHistory {
     const t = this.cols.time;
     let lo = t.held;
@@ -154,14 +166,14 @@ export class BarHistory {
     const end = Math.min(this.length, lo + limit);
     const c = this.cols;
     for (const col of [c.time, c.open, c.high, c.low, c.close, c.volume]) col.releaseBefore(start);
-    return {
-      time: c.time.range(start, end),
-      open: c.open.range(start, end),
-      high: c.high.range(start, end),
-      low: c.low.range(start, end),
-      close: c.close.range(start, end),
-      volume: c.volume.range(start, end),
-    };
+    const n = Math.max(0, end - start);
+    if (this.read.time.length < n) {
+      const a = () => new Float64Array(n);
+      this.read = { time: a(), open: a(), high: a(), low: a(), close: a(), volume: a() };
+    }
+    const out = firstBars(this.read, n);
+    for (const k of ['time', 'open', 'high', 'low', 'close', 'volume'] as const) c[k].copy(start, end, out[k]);
+    return out;
   }
 }
 

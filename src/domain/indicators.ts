@@ -1,21 +1,25 @@
 /**
  * Technical indicators over a full series, TA-Lib's definitions and seeding (values agree
  * with TA-Lib to 1e-6; test/unit/indicators.test.ts checks vectors TA-Lib produced).
- * Every function returns an array aligned with its input; warm-up positions are null.
- * A value at i depends only on inputs at <= i.
+ * Every function returns an array aligned with its input; warm-up positions are NaN (no value).
+ * A value at i depends only on inputs at <= i. The outputs are arrays of doubles, not arrays
+ * of boxed numbers: a recompute of a long history makes every chunk's outputs garbage, and
+ * unboxed they are a tenth of the heap's work.
  */
 
-export type Series = ReadonlyArray<number>;
-export type Out = Array<number | null>;
+export type Series = ArrayLike<number>;
+/** One value per input bar; NaN where there is none. */
+export type Out = Float64Array;
 
-const empty = (n: number): Out => new Array<number | null>(n).fill(null);
+/** An output of `n` values, none yet: `into` (its first n) when given, else a new array. */
+export const empty = (n: number, into?: Float64Array): Out => (into ? into.subarray(0, n) : new Float64Array(n)).fill(NaN);
 
 /**
  * EMA with TA-Lib seeding: the first value, at `from + period - 1`, is the SMA of the
  * `period` inputs ending there; then k = 2 / (period + 1).
  */
-export function ema(x: Series, period: number, from = 0): Out {
-  const out = empty(x.length);
+export function ema(x: Series, period: number, from = 0, into?: Float64Array): Out {
+  const out = empty(x.length, into);
   const first = from + period - 1;
   if (first >= x.length) return out;
   let sum = 0;
@@ -31,8 +35,8 @@ export function ema(x: Series, period: number, from = 0): Out {
 }
 
 /** RSI, Wilder smoothing; first value at index `period`. */
-export function rsi(close: Series, period: number): Out {
-  const out = empty(close.length);
+export function rsi(close: Series, period: number, into?: Float64Array): Out {
+  const out = empty(close.length, into);
   if (close.length <= period) return out;
   let gain = 0;
   let loss = 0;
@@ -65,21 +69,20 @@ export interface Macd {
  * of its last `fast` inputs there), the signal is an EMA of the MACD line seeded likewise,
  * and all three outputs start at slow + signal - 2.
  */
-export function macd(close: Series, fast = 12, slow = 26, signalPeriod = 9): Macd {
+export function macd(close: Series, fast = 12, slow = 26, signalPeriod = 9, into?: Macd): Macd {
   const n = close.length;
   const slowEma = ema(close, slow);
   const fastEma = ema(close, fast, slow - fast);
-  const line = empty(n);
-  for (let i = slow - 1; i < n; i++) line[i] = (fastEma[i] as number) - (slowEma[i] as number);
   const start = slow - 1;
-  const compact = line.slice(start) as number[];
+  const compact = new Float64Array(Math.max(0, n - start));
+  for (let i = start; i < n; i++) compact[i - start] = fastEma[i] - slowEma[i];
   const sig = ema(compact, signalPeriod);
-  const out: Macd = { macd: empty(n), signal: empty(n), histogram: empty(n) };
+  const out: Macd = { macd: empty(n, into?.macd), signal: empty(n, into?.signal), histogram: empty(n, into?.histogram) };
   for (let j = signalPeriod - 1; j < compact.length; j++) {
     const i = j + start;
     out.macd[i] = compact[j];
     out.signal[i] = sig[j];
-    out.histogram[i] = compact[j] - (sig[j] as number);
+    out.histogram[i] = compact[j] - sig[j];
   }
   return out;
 }
@@ -96,9 +99,9 @@ export interface Bollinger {
  * near 65,000 drifts over a year of minutes, and a value would then depend on where the
  * computation started.
  */
-export function bollinger(close: Series, period = 20, k = 2): Bollinger {
+export function bollinger(close: Series, period = 20, k = 2, into?: Bollinger): Bollinger {
   const n = close.length;
-  const out: Bollinger = { upper: empty(n), middle: empty(n), lower: empty(n) };
+  const out: Bollinger = { upper: empty(n, into?.upper), middle: empty(n, into?.middle), lower: empty(n, into?.lower) };
   for (let i = period - 1; i < n; i++) {
     let sum = 0;
     for (let j = i - period + 1; j <= i; j++) sum += close[j];
@@ -114,9 +117,9 @@ export function bollinger(close: Series, period = 20, k = 2): Bollinger {
 }
 
 /** Average true range, Wilder smoothing; first value at index `period` (SMA of TR 1..period). */
-export function atr(high: Series, low: Series, close: Series, period = 14): Out {
+export function atr(high: Series, low: Series, close: Series, period = 14, into?: Float64Array): Out {
   const n = close.length;
-  const out = empty(n);
+  const out = empty(n, into);
   if (n <= period) return out;
   const tr = (i: number) => Math.max(high[i] - low[i], Math.abs(high[i] - close[i - 1]), Math.abs(low[i] - close[i - 1]));
   let sum = 0;

@@ -8,10 +8,9 @@
  */
 import { marketKey } from '../db/series.repository';
 import type { Repositories, Store } from '../db/store';
-import type { BarHistory } from '../domain/imported-bars';
-import type { Out } from '../domain/indicators';
-import { TECHNICAL_FEATURES, type TechnicalFeature } from '../domain/feature-catalogue';
-import { technicalFeatures } from '../domain/technical-features';
+import { firstBars, type BarHistory, type CandleHistory } from '../domain/imported-bars';
+import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
+import { featureColumns, technicalFeatures, type FeatureColumns } from '../domain/technical-features';
 import type { CandleTimeframe } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 
@@ -36,22 +35,29 @@ export function chunkWritersFor(poolSize: number): number {
 }
 
 /**
- * The rows from `first` on, as doubles (NaN where a value is null, which the write stores as
- * NULL like a null): while a write is in flight, a third of the memory of the computation's
- * arrays of boxed numbers, which become garbage at once.
+ * The arrays one chunk's features are computed into and written from. A recompute keeps one
+ * set more than the writes it has in flight and takes them in turn, so a long history makes
+ * no garbage per chunk (arrays this size, allocated and freed chunk after chunk, left the
+ * process's RSS far above what it held).
  */
-function tail(time: number[], values: Record<TechnicalFeature, Out>, first: number): { times: Float64Array; values: Record<TechnicalFeature, Float64Array> } {
-  const n = time.length - first;
-  const compact = {} as Record<TechnicalFeature, Float64Array>;
-  for (const name of TECHNICAL_FEATURES) {
-    const from = values[name];
-    const to = new Float64Array(n);
-    for (let i = 0; i < n; i++) to[i] = from[first + i] ?? NaN;
-    compact[name] = to;
+class ChunkArrays {
+  times = new Float64Array(0);
+  columns = featureColumns(0);
+
+  /** Features of `h` into these arrays; the rows from `first` on, as views. */
+  compute(h: CandleHistory, first: number): { times: Float64Array; values: FeatureColumns } {
+    const n = h.time.length;
+    if (this.times.length < n) {
+      this.times = new Float64Array(n);
+      this.columns = featureColumns(n);
+    }
+    const all = technicalFeatures(h, this.columns);
+    const times = this.times.subarray(0, n - first);
+    for (let i = first; i < n; i++) times[i - first] = h.time[i];
+    const values = {} as FeatureColumns;
+    for (const name of TECHNICAL_FEATURES) values[name] = all[name].subarray(first);
+    return { times, values };
   }
-  const times = new Float64Array(n);
-  for (let i = 0; i < n; i++) times[i] = time[first + i];
-  return { times, values: compact };
 }
 
 export class FeaturePrecomputeService {
@@ -87,18 +93,21 @@ export class FeaturePrecomputeService {
     // next is read and computed; up to `writers` writes at once, so the server's COPY work,
     // the larger part, can use more than one core.
     const writes: Array<Promise<number>> = [];
+    const arrays = Array.from({ length: this.writers + 1 }, () => new ChunkArrays());
+    let chunks = 0;
     let written = 0;
     try {
       for (;;) {
         // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
         // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
-        const h = await history(from, LOOKBACK, this.chunk + 1);
+        let h = await history(from, LOOKBACK, this.chunk + 1);
         let first = 0;
         if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
         const to = h.time.length - first > this.chunk ? h.time[first + this.chunk] : null;
-        if (to !== null) for (const column of Object.values(h)) column.length = first + this.chunk;
+        if (to !== null) h = firstBars(h, first + this.chunk);
         if (first === h.time.length) break;
-        const { times, values } = tail(h.time, technicalFeatures(h), first);
+        // At most `writers` writes are in flight, so the set of `writers + 1` chunks back is free.
+        const { times, values } = arrays[chunks++ % arrays.length].compute(h, first);
         while (writes.length >= this.writers) written += await writes.shift()!;
         const writing = this.store.transaction((tx) => tx.features.writeTechnical(seriesId, timeframe, times, values, 0));
         // Observed here so a failure while the next chunk is read is not an unhandled

@@ -80,7 +80,7 @@ describe.each(databaseCases())('incremental features on $name', (kase) => {
       [r.seriesId],
     );
     const h = await services().store.candles.history(r.seriesId, '1h', null, 1000, 100);
-    expect({ time: h.time, open: h.open, close: h.close, volume: h.volume }).toEqual({
+    expect({ time: Array.from(h.time), open: Array.from(h.open), close: Array.from(h.close), volume: Array.from(h.volume) }).toEqual({
       time: stored.map((x) => Number(x.t)),
       open: stored.map((x) => Number(x.o)),
       close: stored.map((x) => Number(x.o)),

@@ -36,8 +36,8 @@ describe('imported bars', () => {
     expect(fiveMinutes.length).toBe(1);
     expect(fiveMinutes.time(0)).toBe(0);
     expect(fiveMinutes.text(0)).toBe('10,12,8.5,10.5,4.00');
-    expect(kept.own.history(null, 0, 10).close).toEqual([11, 10, 10.5, 10.5]);
-    expect(fiveMinutes.history().history(null, 0, 10).volume).toEqual([4]);
+    expect(Array.from(kept.own.history(null, 0, 10).close)).toEqual([11, 10, 10.5, 10.5]);
+    expect(Array.from(fiveMinutes.history().history(null, 0, 10).volume)).toEqual([4]);
     expect(kept.rollups.find((r) => r.timeframe === '1d')!.length).toBe(0);
   });
 

@@ -4,7 +4,8 @@
  * relative (or 1e-6 absolute near zero), and the same warm-up.
  */
 import { atr, bollinger, macd, rsi, type Out } from '../../src/domain/indicators';
-import { technicalFeatures } from '../../src/domain/technical-features';
+import { featureColumns, technicalFeatures } from '../../src/domain/technical-features';
+import { TECHNICAL_FEATURES } from '../../src/domain/feature-catalogue';
 import ref from '../fixtures/talib-reference.json';
 
 const close = ref.bars.map((b) => b.close);
@@ -12,10 +13,10 @@ const high = ref.bars.map((b) => b.high);
 const low = ref.bars.map((b) => b.low);
 
 function expectTalib(ours: Out, talib: { begIndex: number; values: number[] }): void {
-  expect(ours.findIndex((v) => v !== null)).toBe(talib.begIndex);
+  expect(ours.findIndex((v) => !Number.isNaN(v))).toBe(talib.begIndex);
   expect(ours.length - talib.begIndex).toBe(talib.values.length);
   talib.values.forEach((t, j) => {
-    const v = ours[talib.begIndex + j] as number;
+    const v = ours[talib.begIndex + j];
     const tol = Math.max(1e-6 * Math.abs(t), 1e-6);
     if (Math.abs(v - t) > tol) throw new Error(`index ${talib.begIndex + j}: ours ${v}, TA-Lib ${t}`);
   });
@@ -60,7 +61,7 @@ describe('indicators match TA-Lib', () => {
 });
 
 describe('technical features', () => {
-  it('when 20 bars in a row have no volume, then vwap_20 and price_vs_vwap_20 are null, not a rounding remainder', () => {
+  it('when 20 bars in a row have no volume, then vwap_20 and price_vs_vwap_20 have no value (NaN, stored as NULL), not a rounding remainder', () => {
     const n = 60;
     const bars = {
       open: Array(n).fill(65_000.13),
@@ -70,15 +71,27 @@ describe('technical features', () => {
       volume: Array.from({ length: n }, (_, i) => (i < 30 ? 1.3 + i * 0.7 : 0)),
     };
     const f = technicalFeatures(bars);
-    expect(f.vwap_20[48]).not.toBeNull();
-    expect(f.vwap_20[49]).toBeNull();
-    expect(f.price_vs_vwap_20[59]).toBeNull();
+    expect(f.vwap_20[48]).not.toBeNaN();
+    expect(f.vwap_20[49]).toBeNaN();
+    expect(f.price_vs_vwap_20[59]).toBeNaN();
   });
 
-  it('when prices are flat, then the bands coincide: width 0 and %B null', () => {
+  it('when prices are flat, then the bands coincide: width 0 and %B without a value (NaN, stored as NULL)', () => {
     const flat = Array(40).fill(100);
     const f = technicalFeatures({ open: flat, high: flat, low: flat, close: flat, volume: Array(40).fill(1) });
     expect(f.bb_width[39]).toBe(0);
-    expect(f.bb_pct[39]).toBeNull();
+    expect(f.bb_pct[39]).toBeNaN();
+  });
+});
+
+describe('technical features written into given arrays', () => {
+  it('when computed into reused arrays, chunk after chunk, then each result equals a computation into new arrays', () => {
+    const bars = (from: number, to: number) => ({ open: close.slice(from, to), high: high.slice(from, to), low: low.slice(from, to), close: close.slice(from, to), volume: ref.bars.slice(from, to).map((b) => b.volume) });
+    const into = featureColumns(600);
+    for (const [from, to] of [[0, 600], [100, 350], [0, 40]]) {
+      const reused = technicalFeatures(bars(from, to), into);
+      const fresh = technicalFeatures(bars(from, to));
+      for (const name of TECHNICAL_FEATURES) expect([name, reused[name]]).toEqual([name, fresh[name]]);
+    }
   });
 });
