@@ -97,12 +97,16 @@ describe('funding published late by the venue', () => {
   let s: Services;
   let run: { stop(): Promise<void> };
 
+  let settling: number;
+
   beforeAll(async () => {
-    shifted.shift(FUNDING_INTERVAL_MS, FUNDING_INTERVAL_MS - 12_000); // the hour settles 12 s into the suite
     sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 500 });
     sim.setFundingDelay(15_000);
     const config = testConfig({ ...sim.env, INGEST_SYMBOLS: 'BTC-USDT', INGEST_SINCE: '3h', INGEST_FUNDING_DELAY: '1s' });
     s = await openServices(config, { clock, dataDir: 'memory' });
+    // The hour settles 12 s after the service follows, however long the database took to open.
+    shifted.shift(FUNDING_INTERVAL_MS, FUNDING_INTERVAL_MS - 12_000);
+    settling = clock() - (clock() % FUNDING_INTERVAL_MS) + FUNDING_INTERVAL_MS;
     run = s.ingest.run(['BTC-USDT'], liveSettings(config, clock()));
   });
   afterAll(async () => {
@@ -118,7 +122,6 @@ describe('funding published late by the venue', () => {
   const fundingAsks = (after: number) => sim.requests.filter((r) => r.kind === 'fundingHistory' && r.at >= after && r.status === 200).length;
 
   it('when the hour settles but its rate is not published yet, then the service asks again until it is, and stores it', async () => {
-    const settling = clock() - (clock() % FUNDING_INTERVAL_MS) + FUNDING_INTERVAL_MS;
     // The backfill stores the hours published so far.
     const before = await pollUntil(latestFunding, (t) => t === settling - FUNDING_INTERVAL_MS, { withinMs: 10_000 });
     expect(before).toBe(settling - FUNDING_INTERVAL_MS);
