@@ -102,6 +102,8 @@ export interface OpenOptions {
    * write, so they open no replica pools.
    */
   readReplicas?: boolean;
+  /** PGlite: a process that bulk-loads and exits (the first start's seed) gets PostgreSQL's default buffer pool. */
+  bulkLoad?: boolean;
 }
 
 /** A dependency's outage in the log: a warning when it starts, a line when it ends. */
@@ -128,6 +130,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     dataDir: opts.dataDir ?? config.dataDir,
     health: databaseHealth,
+    bulkLoad: opts.bulkLoad,
   });
   try {
     if (opts.migrate !== false) await migrate(db, MIGRATIONS_DIR, config.databaseEngine);

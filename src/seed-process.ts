@@ -52,7 +52,7 @@ async function childMain(): Promise<void> {
   try {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
-    const services = await openServices(config, { logger, readReplicas: false });
+    const services = await openServices(config, { logger, readReplicas: false, bulkLoad: true });
     try {
       const started = Date.now();
       const summary = await services.seeder.seedIfEmpty(services.clock(), () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)'));

@@ -19,6 +19,8 @@ export interface OpenDatabaseOptions {
   health?: DependencyState;
   /** PostgreSQL: share another database's choice of host (the pools of one server). */
   locator?: PrimaryLocator;
+  /** PGlite: for a process that bulk-loads and exits (createPgliteDatabase). */
+  bulkLoad?: boolean;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
@@ -35,11 +37,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     if (!opts.locator && db.locator?.locates) await db.locator.search();
     return db;
   }
-  if (opts.dataDir === 'memory') return createPgliteDatabase(undefined);
+  if (opts.dataDir === 'memory') return createPgliteDatabase(undefined, opts.bulkLoad);
   const release = lockDataDir(opts.dataDir);
   try {
     await copyTemplate(opts.dataDir);
-    const db = await createPgliteDatabase(opts.dataDir);
+    const db = await createPgliteDatabase(opts.dataDir, opts.bulkLoad);
     return {
       ...db,
       async close() {

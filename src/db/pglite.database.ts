@@ -49,12 +49,14 @@ function sessionOf(q: PGlite | Transaction, textRows: PgliteTextRows, inTransact
 /**
  * PostgreSQL's default shared_buffers (128 MB) lives in PGlite's WebAssembly memory, which never
  * shrinks: a buffer pool near the size of the whole demo data set, mostly a second copy of
- * files the operating system caches anyway. A small pool keeps the server's memory small.
+ * files the operating system caches anyway. A small pool keeps the server's memory small. A
+ * process that bulk-loads and exits (`bulkLoad`: the first start's seed) keeps the default, which
+ * writes fewer evicted pages back.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
-export async function createPgliteDatabase(dataDir: string | undefined): Promise<Database> {
-  const db = await PGlite.create(dataDir, { startParams: START_PARAMS });
+export async function createPgliteDatabase(dataDir: string | undefined, bulkLoad = false): Promise<Database> {
+  const db = await PGlite.create(dataDir, bulkLoad ? {} : { startParams: START_PARAMS });
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPGlite(db) }));
   const textRows = new PgliteTextRows(db);
   const base = sessionOf(db, textRows, false);

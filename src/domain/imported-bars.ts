@@ -269,6 +269,15 @@ export class RollupBars {
     return `${d(0)},${d(1)},${d(2)},${d(3)},${d(4)}`;
   }
 
+  /** Its bars, in order, as rows of `into`: the coarser timeframes rolled from these, as ROLLUP_SQL rolls each from the next finer. */
+  addTo(into: ImportedBars): void {
+    const v = new Float64Array(10);
+    for (let i = 0; i < this.length; i++) {
+      for (let k = 0; k < 10; k++) v[k] = this.values.at(i * 10 + k);
+      into.add(this.times.at(i), v);
+    }
+  }
+
   /** The bars as doubles, for their features. */
   history(): BarHistory {
     const cols = [0, 1, 2, 3, 4].map(() => new Column());
@@ -282,6 +291,7 @@ export class ImportedBars {
   private own = [0, 1, 2, 3, 4, 5].map(() => new Column());
   private levels: Level[];
   private last = -Infinity;
+  private readonly scratch = new Float64Array(10);
   /** False once a row could not be kept (out of time order, or not exact): the database path then. */
   usable = true;
 
@@ -304,6 +314,13 @@ export class ImportedBars {
     o[0].push(time);
     for (let c = 0; c < 5; c++) o[c + 1].push(doubleOf(v[2 * c], v[2 * c + 1]));
     if (this.levels.length > 0 && !this.levels[0].add(time, v)) this.drop();
+  }
+
+  /** One row of plain decimal texts (a CandleInput's); gives the rows up when a value has another form. */
+  addRow(row: { time: number; open: string; high: string; low: string; close: string; volume: string }): void {
+    const fields = [row.open, row.high, row.low, row.close, row.volume];
+    for (let f = 0; f < 5; f++) if (!parseDecimal(fields[f], this.scratch, 2 * f)) return this.drop();
+    this.add(row.time, this.scratch);
   }
 
   /** Gives the rows up (the database path computes everything). */

@@ -17,7 +17,8 @@ import {
   demoSpotDay,
 } from '../domain/demo-data';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
-import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
+import { ImportedBars, type BarHistory, type RollupBars } from '../domain/imported-bars';
 import type { Exchanges } from '../domain/exchanges';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 
@@ -59,6 +60,32 @@ export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
     close: c.close.toFixed(sym.decimals),
     volume: c.volume.toFixed(4),
   }));
+}
+
+/**
+ * A new series' bars kept in memory, as a first import keeps its file's (imported-bars.ts): the
+ * rollups to write (5m, 15m and 1h from the minutes; 4h and 1d from every 1h bar, the imported
+ * hours and those rolled from minutes, as ROLLUP_SQL rolls each timeframe from the next finer)
+ * and every timeframe's bars for its features. Null when a value cannot be kept exactly.
+ */
+function keptBars(hours: CandleInput[], minutes: CandleInput[], nowMs: number): { rollups: RollupBars[]; histories: Map<CandleTimeframe, BarHistory> } | null {
+  const fromMinutes = new ImportedBars('1m');
+  for (const c of minutes) fromMinutes.addRow(c);
+  const m = fromMinutes.finish(nowMs);
+  if (!m) return null;
+  const minuteRollups = m.rollups.filter((r) => r.timeframe === '5m' || r.timeframe === '15m' || r.timeframe === '1h');
+  const fromHours = new ImportedBars('1h');
+  for (const c of hours) fromHours.addRow(c);
+  minuteRollups.find((r) => r.timeframe === '1h')?.addTo(fromHours);
+  const h = fromHours.finish(nowMs);
+  if (!h) return null;
+  const rollups = [...minuteRollups, ...h.rollups];
+  const histories = new Map<CandleTimeframe, BarHistory>([
+    ['1m', m.own],
+    ['1h', h.own],
+  ]);
+  for (const r of rollups) if (r.timeframe !== '1h') histories.set(r.timeframe, r.history());
+  return { rollups, histories };
 }
 
 export class DemoSeedService {
@@ -107,20 +134,26 @@ export class DemoSeedService {
         const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
         const m = gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue];
         const h = gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue];
-        const seriesId = await this.store.transaction(async (tx) => {
+        const { seriesId, kept } = await this.store.transaction(async (tx) => {
           const id = await tx.series.ensure({ exchange, symbol: sym.symbol });
           // A later re-seed must not import hourly candles over hours already covered by
           // minutes (their 1h is the rollup of those minutes).
           const first = await tx.candles.firstOpen(id, '1m');
-          const hoursBefore = first !== null ? h.filter((c) => c.time < first) : h;
-          await tx.candles.upsert(id, '1h', oneBatch(inputs(hoursBefore, sym)));
-          await tx.candles.upsert(id, '1m', oneBatch(inputs(m, sym)));
-          await tx.candles.rollUp({ seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
-          await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
+          const hoursBefore = inputs(first !== null ? h.filter((c) => c.time < first) : h, sym);
+          const minuteRows = inputs(m, sym);
+          const bars = (await tx.candles.isEmpty(id)) ? keptBars(hoursBefore, minuteRows, nowMs) : null;
+          await tx.candles.upsert(id, '1h', oneBatch(hoursBefore));
+          await tx.candles.upsert(id, '1m', oneBatch(minuteRows));
+          if (bars) {
+            for (const r of bars.rollups) await tx.candles.insertRollups(id, r);
+          } else {
+            await tx.candles.rollUp({ seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
+            await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
+          }
           if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, sym, nowMs);
-          return id;
+          return { seriesId: id, kept: bars?.histories };
         });
-        for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(seriesId, tf, null);
+        for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(seriesId, tf, null, kept?.get(tf));
         summary.series++;
         summary.candles1m += m.length;
         summary.candles1h += h.length;

@@ -13,7 +13,6 @@ import type { Store } from '../db/store';
 import { AsciiText } from '../domain/ascii-text';
 import { acceptedDecimals, candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
 import {
-  type CandleInput,
   CANDLE_HEADER,
   FUNDING_HEADER,
   parseCandleRow,
@@ -21,7 +20,7 @@ import {
   splitCsvLine,
 } from '../domain/csv-rows';
 import { DERIVATIVES_HEADER, parseDerivativesRow } from '../domain/derivatives';
-import { ImportedBars, parseDecimal } from '../domain/imported-bars';
+import { ImportedBars } from '../domain/imported-bars';
 import { AppError } from '../domain/errors';
 import type { MarketRef } from '../domain/market';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
@@ -43,13 +42,6 @@ export interface ImportResult {
   bars?: ImportedBars;
 }
 
-/** A row of the general parser's canonical decimals as ImportedBars takes it. */
-function keepRow(bars: ImportedBars, row: CandleInput, values: Float64Array): void {
-  const fields = [row.open, row.high, row.low, row.close, row.volume];
-  for (let f = 0; f < 5; f++) if (!parseDecimal(fields[f], values, 2 * f)) return bars.drop();
-  bars.add(row.time, values);
-}
-
 /**
  * The candles of `file` as COPY text: each row `frame.prefix` + `time,open,high,low,close,volume` + `frame.suffix`;
  * each row also kept in `bars` when given.
@@ -69,7 +61,7 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
         const row = parseCandleRow(splitCsvLine(lineText(block, start, end)), timeframe);
         writeCandle(out, row);
         time = row.time;
-        if (bars?.usable) keepRow(bars, row, values);
+        if (bars?.usable) bars.addRow(row);
       } else if (bars?.usable) {
         if (acceptedDecimals(block, values)) bars.add(time, values);
         else bars.drop();
