@@ -35,6 +35,9 @@ describeWith('POSTGRES_BIN', 'read replicas on a streaming standby', (bin) => {
       env: { DATABASE_REPLICA_URLS: pair.standby.url, REPLICA_MAX_LAG: maxLag, DATABASE_CONNECT_TIMEOUT: '1s', TIER_LIMITS: UNLIMITED, LOG_LEVEL: 'warn' },
     });
     keys.set(srv, await srv.key('pro'));
+    // Its first quality run (at start, over no series) is over before the tests write any: a run
+    // still going when a series appears would score it, and the tests expect no record.
+    await pollUntil(async () => (await srv.rest('/metrics')).text(), (m) => /mds_job_runs_total\{job="quality",outcome="(ok|skipped)"\} [1-9]/.test(m), { withinMs: 20_000 });
     return srv;
   }
 
