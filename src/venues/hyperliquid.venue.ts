@@ -177,6 +177,9 @@ export class HyperliquidVenue implements VenueAdapter {
       if (!coins.includes(c.s) || c.i !== '1m') return sink.reject('range', `candle of ${c.s} ${c.i} not subscribed`, c.t);
       const prev = open.get(c.s);
       if (prev && c.t < prev.t) return; // an older candle re-sent: its final values were kept
+      // The same minute with fewer trades than the update held: an older state of it re-sent
+      // (a minute's trade count only grows), which must not replace the later values.
+      if (prev && c.t === prev.t && c.n < prev.n) return;
       open.set(c.s, c);
       if (prev && c.t > prev.t && prev.t + p <= this.o.now() + 5_000) {
         const row = sink.candle(fieldsOf(prev), '1m');
