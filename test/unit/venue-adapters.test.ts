@@ -88,36 +88,34 @@ describe('venue adapters on documented payloads', () => {
     bn.close();
   });
 
-  it("when Hyperliquid's documented candle message arrives, then the candle is closed once a later one comes", async () => {
+  /** Hyperliquid's documented candle message as 1m minute 1681923600000 (`data` overrides), and the minutes closed when `messages` are sent after the subscribe. */
+  const hyperliquidMinute = (data: Record<string, unknown> = {}) => {
+    const doc = fixture('hyperliquid-ws-candle') as { channel: string; data: Record<string, unknown> };
+    return { ...doc, data: { ...doc.data, i: '1m', t: 1681923600000, T: 1681923659999, ...data } };
+  };
+  async function closedByHyperliquid(messages: unknown[]): Promise<ClosedCandle[]> {
     const hl = new HyperliquidVenue({ ...common, apiUrl: `http://${base}`, wsUrl: `ws://${base}` });
     const closed: ClosedCandle[] = [];
-    const doc = fixture('hyperliquid-ws-candle') as { channel: string; data: Record<string, unknown> };
-    const as1m = { ...doc.data, i: '1m', t: 1681923600000, T: 1681923659999 };
-    wsMessage = [{ ...doc, data: as1m }, { ...doc, data: { ...as1m, t: 1681923660000, T: 1681923719999 } }];
-    // The test server answers each subscribe with one message; send the two in turn.
+    wsMessage = messages;
+    // The test server answers each subscribe with one message; send them in turn.
     wss.removeAllListeners('connection');
     wss.on('connection', (ws) => ws.once('message', () => (wsMessage as unknown[]).forEach((m) => ws.send(JSON.stringify(m)))));
     const stream = hl.follow(['BTC'], { onConnected() {}, onDisconnected() {}, onClosed: (c) => void closed.push(c) });
     await pollUntil(async () => closed.length, (n) => n > 0, { withinMs: 5_000 });
     stream.close();
     hl.close();
-    expect(closed).toEqual([{ instrument: 'BTC', candle: { time: 1681923600000, open: '29295', high: '29309', low: '29250', close: '29258', volume: '0.98639', trades: '189' } }]);
+    return closed;
+  }
+  const firstMinuteClosed = [{ instrument: 'BTC', candle: { time: 1681923600000, open: '29295', high: '29309', low: '29250', close: '29258', volume: '0.98639', trades: '189' } }];
+  const nextMinute = { t: 1681923660000, T: 1681923719999 };
+
+  it("when Hyperliquid's documented candle message arrives, then the candle is closed once a later one comes", async () => {
+    expect(await closedByHyperliquid([hyperliquidMinute(), hyperliquidMinute(nextMinute)])).toEqual(firstMinuteClosed);
   });
 
   it('when Hyperliquid re-sends an older state of a minute (fewer trades) before the next minute, then the minute closes with its later values', async () => {
-    const hl = new HyperliquidVenue({ ...common, apiUrl: `http://${base}`, wsUrl: `ws://${base}` });
-    const closed: ClosedCandle[] = [];
-    const doc = fixture('hyperliquid-ws-candle') as { channel: string; data: Record<string, unknown> };
-    const as1m = { ...doc.data, i: '1m', t: 1681923600000, T: 1681923659999 };
-    const stale = { ...as1m, c: 29280, v: '0.5', n: 100 };
-    wsMessage = [{ ...doc, data: as1m }, { ...doc, data: stale }, { ...doc, data: { ...as1m, t: 1681923660000, T: 1681923719999 } }];
-    wss.removeAllListeners('connection');
-    wss.on('connection', (ws) => ws.once('message', () => (wsMessage as unknown[]).forEach((m) => ws.send(JSON.stringify(m)))));
-    const stream = hl.follow(['BTC'], { onConnected() {}, onDisconnected() {}, onClosed: (c) => void closed.push(c) });
-    await pollUntil(async () => closed.length, (n) => n > 0, { withinMs: 5_000 });
-    stream.close();
-    hl.close();
-    expect(closed).toEqual([{ instrument: 'BTC', candle: { time: 1681923600000, open: '29295', high: '29309', low: '29250', close: '29258', volume: '0.98639', trades: '189' } }]);
+    const stale = hyperliquidMinute({ c: 29280, v: '0.5', n: 100 });
+    expect(await closedByHyperliquid([hyperliquidMinute(), stale, hyperliquidMinute(nextMinute)])).toEqual(firstMinuteClosed);
   });
 
   it("when Binance's documented kline event closes with a low above its open, then it is rejected and counted, not delivered", async () => {
