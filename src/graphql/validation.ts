@@ -79,7 +79,8 @@ export const VALIDATION_RULES: readonly ValidationRule[] = specifiedRules.map((r
  * naming a subscription is parsed here; anything it cannot parse is left to Apollo.
  */
 export function refuseUnsafeSubscription(text: unknown): void {
-  if (typeof text !== 'string' || !text.includes('subscription')) return;
+  // The keyword, not a field such as `subscriptions`: other documents are not parsed twice.
+  if (typeof text !== 'string' || !/\bsubscription\b/.test(text)) return;
   let document: DocumentNode;
   try {
     document = parse(text);
