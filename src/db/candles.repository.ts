@@ -66,6 +66,9 @@ const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
 const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
 
+/** Text per chunk of a rollup COPY from memory (insertRollups). */
+const ROLLUP_CHUNK_BYTES = 64 << 10;
+
 export class CandlesRepository {
   constructor(
     private readonly db: SqlSession,
@@ -187,14 +190,15 @@ export class CandlesRepository {
       bars.timeframe,
       span,
       async function* (frame) {
-        const out = new AsciiText(256 * 1024);
+        // Chunks below V8's large-object size (as the features' COPY): young garbage, not a pile until a full collection.
+        const out = new AsciiText(ROLLUP_CHUNK_BYTES + 4096);
         for (let i = 0; i < n; i++) {
           out.ascii(frame.prefix);
           out.isoTime(bars.time(i));
           out.byte(44);
           out.ascii(bars.text(i));
           out.ascii(frame.suffix);
-          if (out.length >= 240 * 1024) yield out.take();
+          if (out.length >= ROLLUP_CHUNK_BYTES) yield out.take();
         }
         if (out.length > 0) yield out.take();
       },
