@@ -1,9 +1,9 @@
 /**
- * Migrations, CSV import, rollups and the demo seed against real PostgreSQL engines.
+ * Migrations, CSV import and rollups against real PostgreSQL engines (the demo seed:
+ * demo-seed.test.ts).
  */
 import { MIGRATIONS_DIR, migrate, readMigrations } from '../../src/db/migrator';
 import type { Services } from '../../src/composition';
-import { DEMO_SYMBOLS } from '../../src/domain/demo-data';
 import { csvFile } from '../helpers/csv';
 import { databaseCases } from '../helpers/databases';
 
@@ -147,67 +147,4 @@ describe.each(databaseCases())('storage on $name', (kase) => {
     );
     expect(await s.store.db.query("SELECT 1 FROM series WHERE symbol = 'NEW-USDT'")).toHaveLength(0);
   });
-});
-
-describe.each(databaseCases())('demo seed on $name', (kase) => {
-  let s: Services;
-  const now = Date.UTC(2026, 5, 15, 10, 30, 20);
-  beforeAll(async () => {
-    s = await kase.open();
-    await s.seeder.seed(now);
-  }, 120_000);
-  afterAll(async () => {
-    await s?.close();
-    await kase.cleanup();
-  });
-
-  it('has every demo symbol on both venues, every timeframe, and funding only on the perp venue', async () => {
-    const rows = await s.store.db.query<{ exchange: string; symbol: string; timeframe: string; n: number; first: Date; last: Date }>(
-      `SELECT s.exchange, s.symbol, c.timeframe, count(*)::int8 AS n, min(time) AS first, max(time) AS last
-       FROM candles c JOIN series s ON s.id = c.series_id GROUP BY 1, 2, 3`,
-    );
-    expect(new Set(rows.map((r) => `${r.exchange}:${r.symbol}`)).size).toBe(DEMO_SYMBOLS.length * 2);
-    for (const r of rows.filter((x) => x.timeframe === '1m')) {
-      expect(r.last.getTime()).toBe(Date.UTC(2026, 5, 15, 10, 29)); // last closed minute
-      expect(r.first.getTime()).toBe(Date.UTC(2026, 5, 8, 10)); // 7 days of minutes
-    }
-    for (const r of rows.filter((x) => x.timeframe === '1h')) {
-      expect(r.last.getTime()).toBe(Date.UTC(2026, 5, 15, 9)); // last closed hour
-      expect(r.first.getTime()).toBeLessThanOrEqual(Date.UTC(2026, 5, 15) - 400 * 86_400_000);
-    }
-    for (const r of rows.filter((x) => x.timeframe === '1d')) expect(r.last.getTime()).toBe(Date.UTC(2026, 5, 14));
-    expect(new Set(rows.map((r) => r.timeframe))).toEqual(new Set(['1m', '5m', '15m', '1h', '4h', '1d']));
-    const funding = await s.store.db.query<{ exchange: string; n: number }>(
-      'SELECT s.exchange, count(*)::int8 AS n FROM funding_rates f JOIN series s ON s.id = f.series_id GROUP BY 1',
-    );
-    expect(funding).toEqual([{ exchange: 'perp', n: DEMO_SYMBOLS.length * 60 * 24 }]);
-  });
-
-  it('leaves gaps in exactly one series', async () => {
-    const rows = await s.store.db.query<{ exchange: string; symbol: string; n: number }>(
-      `SELECT s.exchange, s.symbol, count(*)::int8 AS n FROM candles c JOIN series s ON s.id = c.series_id
-       WHERE c.timeframe = '1m' GROUP BY 1, 2`,
-    );
-    const full = Math.max(...rows.map((r) => r.n));
-    expect(rows.filter((r) => r.n < full)).toEqual([{ exchange: 'spot', symbol: 'SOL-USDT', n: full - 52 }]);
-  });
-
-  it('keeps the basis at a few basis points', async () => {
-    const [b] = await s.store.db.query<{ basis: number }>(
-      `SELECT avg(p.close / sp.close - 1)::float8 AS basis FROM candles p
-       JOIN series ps ON ps.id = p.series_id AND ps.exchange = 'perp'
-       JOIN series ss ON ss.symbol = ps.symbol AND ss.exchange = 'spot'
-       JOIN candles sp ON sp.series_id = ss.id AND sp.timeframe = p.timeframe AND sp.time = p.time
-       WHERE p.timeframe = '1h'`,
-    );
-    expect(b.basis).toBeGreaterThan(0.0001);
-    expect(b.basis).toBeLessThan(0.001);
-  });
-
-  it('is idempotent: seeding again at the same instant changes nothing', async () => {
-    const count = async () => (await s.store.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM candles'))[0].n;
-    const before = await count();
-    await s.seeder.seed(now);
-    expect(await count()).toBe(before);
-  }, 120_000);
 });
