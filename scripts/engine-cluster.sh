@@ -5,6 +5,8 @@
 #   scripts/engine-cluster.sh add-worker DIR PORT N            a Citus worker on PORT+N, added to the coordinator's databases
 #   scripts/engine-cluster.sh stop DIR
 # The build: TIMESCALEDB_PG_CONFIG or CITUS_PG_CONFIG (its pg_config). As root the servers run as postgres.
+# ENGINE_CONF: lines appended to every node's postgresql.conf, after the defaults below (a later
+# line wins), e.g. the settings of the server a side-by-side compares with.
 set -euo pipefail
 cmd=${1:?start|add-worker|stop}
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
@@ -25,6 +27,7 @@ synchronous_commit = off
 citus.enable_create_database_propagation = on
 timescaledb.telemetry_level = off
 EOF
+  [ -z "${ENGINE_CONF:-}" ] || printf '%s\n' "$ENGINE_CONF" >>"$dir/postgresql.conf"
   [ "$preload" = citus ] || sed -i '/^citus\./d' "$dir/postgresql.conf"
   [ "$preload" = timescaledb ] || sed -i '/^timescaledb\./d' "$dir/postgresql.conf"
   as_pg "$BIN/pg_ctl" -D "$dir" -l "$dir.log" -w -t 60 start >/dev/null
