@@ -17,7 +17,7 @@ function sourceText(): string {
       const rel = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (!['node_modules', 'dist', 'generated', 'fixtures', '.git', 'data'].includes(e.name)) walk(rel);
-      } else if (/\.(ts|js|mjs|json|yml|yaml|prisma|sql|graphql|conf)$|^Dockerfile$|^run$/.test(e.name)) {
+      } else if (/\.(ts|js|mjs|json|yml|yaml|prisma|sql|graphql|conf|sh)$|^Dockerfile$|^run$/.test(e.name)) {
         out.push(readFileSync(path.join(ROOT, rel), 'utf8'));
       }
     }
