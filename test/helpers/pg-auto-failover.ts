@@ -5,7 +5,7 @@
  * group (killing only the postmaster lets the keeper restart it).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -150,32 +150,24 @@ export async function startFormation(autoctl: string, pgBin: string, database = 
         }
       }
       // The killed keepers' servers exit on their own (a backend notices its postmaster died),
-      // and may still be writing their data directories meanwhile: wait for every server first.
+      // and may still be writing their data directories meanwhile: wait until no process works
+      // in one (a PostgreSQL process's working directory is its data directory).
       const deadline = Date.now() + 15_000;
-      for (const pgdata of ['monitor', ...nodes.map((n) => n.name)].map((d) => path.join(root, d))) {
-        const pid = postmasterPid(pgdata);
-        while (pid !== null && alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      }
+      while (workingIn(root) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
 
-/** The postmaster's pid of a data directory (the first line of its postmaster.pid), if it has one. */
-function postmasterPid(pgdata: string): number | null {
-  try {
-    const pid = Number(readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch {
-    return null;
+/** Whether a running process (a zombie no longer writes) has its working directory under `dir`. */
+function workingIn(dir: string): boolean {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(`${dir}/`)) continue;
+      if (readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z') return true;
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
   }
-}
-
-/** Running (a zombie no longer writes: its parent may never reap it). */
-function alive(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
-  } catch {
-    return false;
-  }
+  return false;
 }
