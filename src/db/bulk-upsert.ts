@@ -34,6 +34,14 @@ export interface BulkUpsertOptions {
   parts?: { chars: number; readAhead: number };
 }
 
+/**
+ * Text per chunk of a COPY written from memory (rollups, features): the COPY stream holds up to
+ * 16 chunks, so small ones keep the text of a write in flight to about a MB. Below V8's
+ * large-object size, a chunk's string is young garbage a scavenge frees, where larger ones piled
+ * up until a full collection.
+ */
+export const COPY_CHUNK_BYTES = 64 << 10;
+
 const UNIQUE_VIOLATION = '23505';
 
 /** A unique violation; Citus reports a worker's, met by a COPY, as XX000 with PostgreSQL's message. */

@@ -12,7 +12,7 @@ import type { CandleInput, TradeFlow } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, JsonRows, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
-import { bulkUpsert, timeSpanOf } from './bulk-upsert';
+import { COPY_CHUNK_BYTES, bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleOf, candleWithFlowOf, candlesJson } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
@@ -65,9 +65,6 @@ const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
 const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
-
-/** Text per chunk of a rollup COPY from memory (insertRollups). */
-const ROLLUP_CHUNK_BYTES = 64 << 10;
 
 export class CandlesRepository {
   constructor(
@@ -190,15 +187,14 @@ export class CandlesRepository {
       bars.timeframe,
       span,
       async function* (frame) {
-        // Chunks below V8's large-object size (as the features' COPY): young garbage, not a pile until a full collection.
-        const out = new AsciiText(ROLLUP_CHUNK_BYTES + 4096);
+        const out = new AsciiText(COPY_CHUNK_BYTES + 4096);
         for (let i = 0; i < n; i++) {
           out.ascii(frame.prefix);
           out.isoTime(bars.time(i));
           out.byte(44);
           out.ascii(bars.text(i));
           out.ascii(frame.suffix);
-          if (out.length >= ROLLUP_CHUNK_BYTES) yield out.take();
+          if (out.length >= COPY_CHUNK_BYTES) yield out.take();
         }
         if (out.length > 0) yield out.take();
       },

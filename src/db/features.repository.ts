@@ -7,7 +7,7 @@ import { AsciiText } from '../domain/ascii-text';
 import type { FeatureRow } from '../domain/market';
 import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
 import type { FeatureTimeframe } from '../domain/timeframe';
-import { bulkUpsert } from './bulk-upsert';
+import { COPY_CHUNK_BYTES, bulkUpsert } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import type { QueryOptions, SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
@@ -16,12 +16,6 @@ import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
 
-/**
- * Text per chunk of a feature COPY: the COPY stream holds up to 16 chunks, so small ones keep
- * the text of a write in flight to about a MB. Below V8's large-object size, a chunk's string
- * is young garbage a scavenge frees, where larger ones piled up until a full collection.
- */
-const CHUNK_BYTES = 64 << 10;
 const COMMA = 44;
 const NEWLINE = 10;
 
@@ -96,7 +90,7 @@ export class FeaturesRepository {
     const columns = TECHNICAL_FEATURES.map((f) => values[f]);
     const prefix = `${seriesId},${timeframe},`;
     async function* lines(): AsyncGenerator<string> {
-      const out = new AsciiText(CHUNK_BYTES + 4096);
+      const out = new AsciiText(COPY_CHUNK_BYTES + 4096);
       for (let i = firstIndex; i < times.length; i++) {
         out.ascii(prefix);
         out.isoTime(times[i]);
@@ -106,7 +100,7 @@ export class FeaturesRepository {
           out.fixed(col[i], 6);
         }
         out.byte(NEWLINE);
-        if (out.length >= CHUNK_BYTES) yield out.take();
+        if (out.length >= COPY_CHUNK_BYTES) yield out.take();
       }
       if (out.length > 0) yield out.take();
     }
