@@ -131,6 +131,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     dataDir: opts.dataDir ?? config.dataDir,
     health: databaseHealth,
     bulkLoad: opts.bulkLoad,
+    fromTemplate: opts.migrate !== false,
   });
   try {
     if (opts.migrate !== false) await migrate(db, MIGRATIONS_DIR, config.databaseEngine);

@@ -3,7 +3,7 @@ import type { DependencyState } from '../domain/dependency-state';
 import type { Database } from './database';
 import { lockDataDir } from './datadir-lock';
 import { createPgliteDatabase } from './pglite.database';
-import { copyTemplate } from './pglite-template';
+import { copyTemplate, templateTarball } from './pglite-template';
 import { createPostgresDatabase } from './postgres.database';
 import type { PrimaryLocator } from './primary-locator';
 
@@ -21,6 +21,11 @@ export interface OpenDatabaseOptions {
   locator?: PrimaryLocator;
   /** PGlite: for a process that bulk-loads and exits (createPgliteDatabase). */
   bulkLoad?: boolean;
+  /**
+   * PGlite in memory: start from the build's migrated template when it is current, not from
+   * initdb. Only for a caller that migrates to the latest schema next (the services).
+   */
+  fromTemplate?: boolean;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
@@ -37,7 +42,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     if (!opts.locator && db.locator?.locates) await db.locator.search();
     return db;
   }
-  if (opts.dataDir === 'memory') return createPgliteDatabase(undefined, opts.bulkLoad);
+  if (opts.dataDir === 'memory') return createPgliteDatabase(undefined, opts.bulkLoad, (opts.fromTemplate && (await templateTarball())) || undefined);
   const release = lockDataDir(opts.dataDir);
   try {
     await copyTemplate(opts.dataDir);

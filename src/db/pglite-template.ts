@@ -1,17 +1,26 @@
 /**
  * A new embedded DATA_DIR starts as a copy of a migrated, empty database made by the build
  * (`npm run build`: dist/pglite-template): PGlite's initdb runs in WebAssembly and took longer
- * than copying its result. The template is used only when it was made by this PGlite from these
- * migrations (its stamp); otherwise PGlite creates the database as before.
+ * than copying its result. A database in memory (tests, and a process that opens one) starts
+ * from the same database as a tar PGlite loads, for the same reason. The template is used only
+ * when it was made by this PGlite from these migrations (its stamp); otherwise PGlite creates the
+ * database as before.
  */
 import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { migrate, readMigrations } from './migrator';
+import { PGlite } from '@electric-sql/pglite';
 import { createPgliteDatabase } from './pglite.database';
 
-/** dist/pglite-template beside dist/src (from src/db in a checkout: absent, never used). */
-export const TEMPLATE_DIR = path.resolve(__dirname, '..', '..', 'pglite-template');
+/**
+ * dist/pglite-template: beside dist/src in a build; the checkout's build when run from src/db
+ * (the tests), where the stamp keeps a build older than the migrations out.
+ */
+const ROOT = path.resolve(__dirname, '..', '..');
+export const TEMPLATE_DIR = path.join(path.basename(ROOT) === 'dist' ? ROOT : path.join(ROOT, 'dist'), 'pglite-template');
 export const STAMP = '.mds-template';
+/** The same database as PGlite's dump (an uncompressed tar: it loads in a fraction of a gzipped one's time), for memory. */
+export const TARBALL = '.mds-memory.tar';
 
 /** What the template was made from: this PGlite's version and the migrations' names and checksums. */
 export async function templateStamp(): Promise<string> {
@@ -25,7 +34,7 @@ export async function templateStamp(): Promise<string> {
 /** Make the template (the build's step); nothing to do when the one there is current. */
 export async function buildTemplate(dir = TEMPLATE_DIR): Promise<boolean> {
   const want = await templateStamp();
-  if (existsSync(path.join(dir, STAMP)) && readFileSync(path.join(dir, STAMP), 'utf8') === want) return false;
+  if (existsSync(path.join(dir, TARBALL)) && existsSync(path.join(dir, STAMP)) && readFileSync(path.join(dir, STAMP), 'utf8') === want) return false;
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const db = await createPgliteDatabase(tmp);
@@ -33,6 +42,13 @@ export async function buildTemplate(dir = TEMPLATE_DIR): Promise<boolean> {
     await migrate(db);
   } finally {
     await db.close();
+  }
+  // Dumped from the closed database (shut down cleanly: nothing to recover when it loads).
+  const closed = await PGlite.create(tmp);
+  try {
+    writeFileSync(path.join(tmp, TARBALL), Buffer.from(await (await closed.dumpDataDir('none')).arrayBuffer()));
+  } finally {
+    await closed.close();
   }
   writeFileSync(path.join(tmp, STAMP), want);
   rmSync(dir, { recursive: true, force: true });
@@ -45,8 +61,18 @@ export async function copyTemplate(dataDir: string, dir = TEMPLATE_DIR): Promise
   if (existsSync(path.join(dataDir, 'PG_VERSION')) || !existsSync(path.join(dir, STAMP))) return false;
   if (readFileSync(path.join(dir, STAMP), 'utf8') !== (await templateStamp())) return false;
   // PG_VERSION last: a copy cut short is not taken for a database.
-  const last = [path.join(dir, STAMP), path.join(dir, 'PG_VERSION')];
+  const last = [path.join(dir, STAMP), path.join(dir, 'PG_VERSION'), path.join(dir, TARBALL)];
   cpSync(dir, dataDir, { recursive: true, filter: (src) => !last.includes(src) });
   cpSync(path.join(dir, 'PG_VERSION'), path.join(dataDir, 'PG_VERSION'));
   return true;
+}
+
+const stampChecks = new Map<string, Promise<boolean>>();
+/** The template's tar for a database in memory when it is current, else null (read each time: 40 MB is not kept). */
+export async function templateTarball(dir = TEMPLATE_DIR): Promise<Blob | null> {
+  const tar = path.join(dir, TARBALL);
+  if (!existsSync(tar) || !existsSync(path.join(dir, STAMP))) return null;
+  let current = stampChecks.get(dir);
+  if (!current) stampChecks.set(dir, (current = templateStamp().then((want) => readFileSync(path.join(dir, STAMP), 'utf8') === want)));
+  return (await current) ? new Blob([readFileSync(tar)]) : null;
 }

@@ -55,8 +55,10 @@ function sessionOf(q: PGlite | Transaction, textRows: PgliteTextRows, inTransact
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
-export async function createPgliteDatabase(dataDir: string | undefined, bulkLoad = false): Promise<Database> {
-  const db = await PGlite.create(dataDir, bulkLoad ? {} : { startParams: START_PARAMS });
+/** `from`: in memory only, the database to start with (a tar of a data directory, pglite-template.ts). */
+export async function createPgliteDatabase(dataDir: string | undefined, bulkLoad = false, from?: Blob): Promise<Database> {
+  const options = { ...(bulkLoad ? {} : { startParams: START_PARAMS }), ...(from && dataDir === undefined ? { loadDataDir: from } : {}) };
+  const db = await PGlite.create(dataDir, options);
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPGlite(db) }));
   const textRows = new PgliteTextRows(db);
   const base = sessionOf(db, textRows, false);

@@ -201,6 +201,10 @@ describe('GET /metrics', () => {
   }, 180_000);
   afterAll(() => srv?.stop());
 
+  it('when the database is empty at start, then the demo data is seeded', async () => {
+    expect(await srv.services.store.series.isEmpty()).toBe(false);
+  });
+
   it('when scraped after traffic, then requests, latency, quota rejections, jobs and freshness are there', async () => {
     const pro = await srv.key('pro');
     const free = await srv.key('free');

@@ -6,7 +6,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { STAMP, copyTemplate, templateStamp } from '../../src/db/pglite-template';
+import { migrate } from '../../src/db/migrator';
+import { openDatabase } from '../../src/db/open-database';
+import { STAMP, TARBALL, TEMPLATE_DIR, copyTemplate, templateStamp, templateTarball } from '../../src/db/pglite-template';
 import { seedsInChild } from '../../src/seed-process';
 import { startGateway, type GatewayProcess } from '../helpers/processes';
 
@@ -39,10 +41,11 @@ describe('the template of a new DATA_DIR', () => {
     writeFileSync(path.join(dir, 'PG_VERSION'), '17');
     writeFileSync(path.join(dir, 'base', '1', 'PG_VERSION'), '17');
     writeFileSync(path.join(dir, STAMP), stamp);
+    writeFileSync(path.join(dir, TARBALL), 'the same database as a tar');
     return dir;
   }
 
-  it('when its stamp is this PGlite and these migrations, then a new DATA_DIR is filled from it, stamp left out', async () => {
+  it('when its stamp is this PGlite and these migrations, then a new DATA_DIR is filled from it, stamp and tar left out', async () => {
     const dir = template(await templateStamp());
     const data = path.join(tmp, 'data');
     mkdirSync(data);
@@ -52,16 +55,38 @@ describe('the template of a new DATA_DIR', () => {
     expect(existsSync(path.join(data, 'base', '1', 'PG_VERSION'))).toBe(true);
   });
 
-  it('when its stamp differs, or DATA_DIR already holds a database, then nothing is copied', async () => {
+  it('when its stamp differs, or DATA_DIR already holds a database, then nothing is copied (nor loaded in memory)', async () => {
     const stale = template('{"pglite":"0.0.0","migrations":[]}');
     const data = path.join(tmp, 'data');
     mkdirSync(data);
     expect(await copyTemplate(data, stale)).toBe(false);
     expect(readdirSync(data)).toEqual([]);
+    expect(await templateTarball(stale)).toBeNull();
     const current = template(await templateStamp());
     writeFileSync(path.join(data, 'PG_VERSION'), '17');
     expect(await copyTemplate(data, current)).toBe(false);
     expect(readdirSync(data)).toEqual(['PG_VERSION']);
+  });
+});
+
+describe('a database in memory', () => {
+  it("when the services open one, then it starts from the build's template: migrating finds nothing to apply", async () => {
+    expect({ template: existsSync(path.join(TEMPLATE_DIR, TARBALL)) }).toEqual({ template: true }); // made by npm run build
+    const db = await openDatabase({ dataDir: 'memory', fromTemplate: true });
+    try {
+      expect(await migrate(db)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('when it is opened without the template, then it starts empty and migrating applies every migration', async () => {
+    const db = await openDatabase({ dataDir: 'memory' });
+    try {
+      expect((await migrate(db)).length).toBeGreaterThan(5);
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -28,7 +28,6 @@ describeWith('DATABASE_URL', 'following the venues while the database goes away 
   let run: { stop(): Promise<void> };
 
   beforeAll(async () => {
-    shifted.shift(MIN, 40_000); // a minute closes 20 s into the suite
     sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 250 });
     db = await freshPostgres(serverUrl);
     const u = new URL(db.url);
@@ -43,6 +42,8 @@ describeWith('DATABASE_URL', 'following the venues while the database goes away 
     s = await openServices(config, { clock });
     sql = new pg.Client({ connectionString: db.url });
     await sql.connect();
+    // 20 s before a minute closes, however long the database took: the backfill is done before it.
+    shifted.shift(MIN, 40_000);
     run = s.ingest.run(['BTC-USDT'], liveSettings(config, clock()));
   });
   afterAll(async () => {
@@ -68,7 +69,7 @@ describeWith('DATABASE_URL', 'following the venues while the database goes away 
     await pollUntil(stored, caughtUp(lastClosedOpen(clock(), '1m')), { withinMs: 30_000 });
     // Cut from 5 s before the close to 10 s after it: the socket delivers the closed candle
     // while no write can succeed.
-    await untilClockAt(clock, MIN, 55_000);
+    shifted.advanceTo(MIN, 55_000);
     const closing = lastClosedOpen(clock(), '1m') + MIN;
     await proxy.cut();
     await untilClockAt(clock, MIN, 10_000);
@@ -101,13 +102,14 @@ describe('funding published late by the venue', () => {
 
   beforeAll(async () => {
     sim = await VenueSimulator.start({ now: clock, pushIntervalMs: 500 });
-    sim.setFundingDelay(15_000);
+    sim.setFundingDelay(6_000);
     const config = testConfig({ ...sim.env, INGEST_SYMBOLS: 'BTC-USDT', INGEST_SINCE: '3h', INGEST_FUNDING_DELAY: '1s' });
     s = await openServices(config, { clock, dataDir: 'memory' });
     // The hour settles 12 s after the service follows, however long the database took to open.
     shifted.shift(FUNDING_INTERVAL_MS, FUNDING_INTERVAL_MS - 12_000);
     settling = clock() - (clock() % FUNDING_INTERVAL_MS) + FUNDING_INTERVAL_MS;
-    run = s.ingest.run(['BTC-USDT'], liveSettings(config, clock()));
+    // Asked again every 2 s rather than every 30: the retry is the behaviour, not its period.
+    run = s.ingest.run(['BTC-USDT'], { ...liveSettings(config, clock()), fundingRetryMs: 2_000 });
   });
   afterAll(async () => {
     await run?.stop();
@@ -125,7 +127,7 @@ describe('funding published late by the venue', () => {
     // The backfill stores the hours published so far.
     const before = await pollUntil(latestFunding, (t) => t === settling - FUNDING_INTERVAL_MS, { withinMs: 10_000 });
     expect(before).toBe(settling - FUNDING_INTERVAL_MS);
-    // Asked a second after settlement: not published (15 s late), so not stored.
+    // Asked a second after settlement: not published (6 s late), so not stored.
     await pollUntil(async () => fundingAsks(settling), (n) => n >= 1, { withinMs: 20_000 });
     expect(sim.fundingRate('BTC', settling)).toBeNull();
     expect(await latestFunding()).toBe(settling - FUNDING_INTERVAL_MS);

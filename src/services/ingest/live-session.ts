@@ -23,6 +23,8 @@ export interface LiveSettings {
   reconcileCandles: number;
   repairIntervalMs: number;
   fundingDelayMs: number;
+  /** Funding not there yet: ask again this often (FUNDING_RETRY_MS unless set). */
+  fundingRetryMs?: number;
 }
 
 const MINUTE = TIMEFRAME_MS['1m'];
@@ -177,7 +179,7 @@ export class LiveSession {
         if (latest === null || latest < hour) late++;
         if (--pending === 0 && late > 0 && attempt + 1 < FUNDING_RETRIES && !this.stopped) {
           this.log.info({ hour: new Date(hour).toISOString(), late }, 'funding not settled yet; asking again');
-          this.after(FUNDING_RETRY_MS, () => this.pollFunding(attempt + 1));
+          this.after(this.settings.fundingRetryMs ?? FUNDING_RETRY_MS, () => this.pollFunding(attempt + 1));
         }
       });
     }
