@@ -8,6 +8,20 @@ import type { SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
 import { sqlEpochSeconds } from './sql';
 
+/**
+ * Statements one read is split over (PostgreSQL's own default of parallel workers per query):
+ * a page of many series is one scan per series, and a statement runs on one core.
+ */
+const STATEMENTS = 2;
+
+/** `xs` in at most `n` consecutive parts of nearly equal length, none empty. */
+function split<T>(xs: readonly T[], n: number): T[][] {
+  const size = Math.max(1, Math.ceil(xs.length / n));
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += size) out.push(xs.slice(i, i + size));
+  return out;
+}
+
 const TABLES: Record<MultiAssetSource['kind'], string> = { candles: 'candles', funding: 'funding_rates', features: 'features', derivatives: 'derivatives' };
 
 export class MultiAssetRepository {
@@ -49,15 +63,22 @@ export class MultiAssetRepository {
       }
       return out;
     }
-    // Each series is read as its row arrives, while PostgreSQL folds the next one.
-    const rows = await this.db.query<[number, SeriesValues | null]>(
-      `SELECT s.id, v.times, v.vals
-       FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN LATERAL (${fold('s.id')}) v`,
-      [ids, start, end, limit],
-      { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
+    // The series split over a few statements on their own connections, so several backends
+    // scan at once; within each, a series is read as its row arrives while PostgreSQL folds the
+    // next one.
+    const chunks = split(ids, STATEMENTS);
+    const results = await Promise.all(
+      chunks.map((chunk) =>
+        this.db.query<[number, SeriesValues | null]>(
+          `SELECT s.id, v.times, v.vals
+           FROM unnest($1::int[]) AS s(id)
+           CROSS JOIN LATERAL (${fold('s.id')}) v`,
+          [chunk, start, end, limit],
+          { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
+        ),
+      ),
     );
-    for (const [id, series] of rows) if (series !== null) out.set(id, series);
+    for (const rows of results) for (const [id, series] of rows) if (series !== null) out.set(id, series);
     return out;
   }
 }
