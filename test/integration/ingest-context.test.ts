@@ -54,6 +54,8 @@ describe.each(databaseCases())('recording the perpetual context on $name', ({ cr
   let stream: CandleStream;
   let recorder: ContextRecorder;
   const received: ContextUpdate[] = [];
+  /** The recorder's snapshot of each connect (metaAndAssetCtxs), applied once settled. */
+  const snapshots: Array<Promise<void>> = [];
   const events: MarketEvent[] = [];
   let seriesId: number;
 
@@ -69,7 +71,7 @@ describe.each(databaseCases())('recording the perpetual context on $name', ({ cr
     const target = { role: 'perp' as const, exchange: 'perp', symbol: 'BTC-USDT', instrument: 'BTC', adapter, series: { id: seriesId, symbol: 'BTC-USDT' } };
     recorder = new ContextRecorder([target], s.writer, clock.now, s.logger);
     stream = adapter.follow(['BTC'], {
-      onConnected: () => void recorder.snapshot(adapter, ['BTC']),
+      onConnected: () => void snapshots.push(recorder.snapshot(adapter, ['BTC'])),
       onDisconnected: () => undefined,
       onClosed: () => undefined,
       onContext: (u) => {
@@ -95,6 +97,12 @@ describe.each(databaseCases())('recording the perpetual context on $name', ({ cr
     return received.length - before;
   };
   const rows = async (tf: '1m' | '5m' = '1m') => (await s.store.derivatives.pages([seriesId], tf, new Date(M0 - MIN), new Date(M0 + 10 * MIN), 100)).get(seriesId) ?? [];
+  /** The `nth` connect's first push (one update past `before`) has arrived and its snapshot is applied. */
+  const connected = async (before: number, nth: number) => {
+    await pollUntil(async () => [received.length, snapshots.length], ([n, k]) => n >= before + 1 && k >= nth, { withinMs: 10_000, everyMs: 20 });
+    expect(snapshots).toHaveLength(nth);
+    await snapshots[nth - 1];
+  };
   /** End a minute: the recorder writes it, as its schedule would a millisecond after the boundary. */
   const endMinute = async (next: number) => {
     clock.set(next + 1);
@@ -104,7 +112,7 @@ describe.each(databaseCases())('recording the perpetual context on $name', ({ cr
 
   it('when a minute is followed, then its row is the last update before its end, open interest the OHLC of its updates, with an event', async () => {
     // Connected at M0 + 1 s: the subscription's first push and the snapshot, both of that moment.
-    await pollUntil(async () => received.length, (n) => n >= 2, { withinMs: 5_000 });
+    await connected(0, 1);
     expect(sim.requests.filter((r) => r.kind === 'metaAndAssetCtxs')).toHaveLength(1);
     for (const at of SLOTS) expect(await step(M0 + at, 1)).toBe(1);
     await endMinute(M0 + MIN);
@@ -133,8 +141,7 @@ describe.each(databaseCases())('recording the perpetual context on $name', ({ cr
     clock.set(m2 + 20 * SEC);
     sim.dropSockets('hyperliquid');
     // The new subscription's first push and the snapshot, both of the moment of the reconnect.
-    const before = received.length;
-    await pollUntil(async () => received.length, (n) => n >= before + 2, { withinMs: 10_000 });
+    await connected(received.length, 2);
     expect(sim.requests.filter((r) => r.kind === 'metaAndAssetCtxs')).toHaveLength(snapshots + 1);
     for (const at of SLOTS.slice(2)) expect(await step(m2 + at, 1)).toBe(1);
     await endMinute(m2 + MIN);
