@@ -44,10 +44,10 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
-/** Start a compiled script (stdout discarded, as a server's would be) and wait for `probe`. */
-export async function startProcess(script: string, env: Record<string, string>, probe: string): Promise<Proc> {
+/** Start a compiled script (stdout discarded, as a server's would be) and wait for `probe`; `root`: another checkout's build. */
+export async function startProcess(script: string, env: Record<string, string>, probe: string, root = ROOT): Promise<Proc> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'dist', script)], {
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist', script)], {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

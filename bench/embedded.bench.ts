@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';
 import { openServices } from '../src/composition';
 import { BENCH_USER, PG_SERVER, ROOT, admin, freePort, rssMb, runBench, startProcess } from './bench-support';
-import { fetchOnce, oneConnection, sequentialSamples, summarize, type RequestSpec } from './latency';
+import { alternate, fetchOnce, summarize, type RequestSpec } from './latency';
 
 const { values } = parseArgs({
   options: {
@@ -76,20 +76,6 @@ async function firstStart(dataDir: string): Promise<FirstStart> {
     load: loadAtHealthy,
     stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
   };
-}
-
-/** Both paths `perRound` times a round, the order flipping every round; samples per path (ms). */
-async function alternate(paths: RequestSpec[], rounds: number, perRound: number): Promise<number[][]> {
-  const samples = paths.map(() => [] as number[]);
-  const agents = paths.map(() => oneConnection());
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < paths.length; k++) {
-      const i = (round + k) % paths.length;
-      samples[i].push(...(await sequentialSamples(paths[i], perRound, agents[i])));
-    }
-  }
-  for (const a of agents) a.destroy();
-  return samples;
 }
 
 async function main(): Promise<void> {

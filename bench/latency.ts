@@ -69,3 +69,20 @@ export function summarize(samples: readonly number[]): { p50: number; p99: numbe
 export async function sequentialLatency(url: string, n: number, headers: Record<string, string> = {}, body?: string) {
   return summarize(await sequentialSamples({ url, headers, body }, n));
 }
+
+/** Each path `perRound` times a round on its own connection, the order rotating every round; samples per path (ms). */
+export async function alternate(paths: RequestSpec[], rounds: number, perRound: number): Promise<number[][]> {
+  const samples = paths.map(() => [] as number[]);
+  const agents = paths.map(() => oneConnection());
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < paths.length; k++) {
+        const i = (round + k) % paths.length;
+        samples[i].push(...(await sequentialSamples(paths[i], perRound, agents[i])));
+      }
+    }
+  } finally {
+    for (const a of agents) a.destroy();
+  }
+  return samples;
+}
