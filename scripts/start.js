@@ -32,4 +32,6 @@ if (!existsSync(entry)) {
 } else if (existsSync(buildInfo) && newest(path.join(root, 'src')) > statSync(buildInfo).mtimeMs) {
   process.stderr.write('note: src/ changed since dist/ was built; run `npm run build` to serve the change\n');
 }
+// A first embedded start's seed starts in its child now, while the server's modules load.
+require(path.join(root, 'dist', 'src', 'seed-process.js')).seedEarly();
 require(entry).main();

@@ -9,7 +9,6 @@
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { openServices } from './composition';
 import { loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import type { SeedSummary } from './services/demo-seed.service';
@@ -28,8 +27,37 @@ export function seedsInChild(config: Pick<Config, 'databaseUrl' | 'seedDemo'>, d
   return !config.databaseUrl && config.seedDemo && dataDir !== 'memory' && !existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
+type Seeded = { summary: SeedSummary | null; durationMs: number };
+
+let early: { dataDir: string; seeded: Promise<Seeded> } | undefined;
+
+/**
+ * `npm start` (scripts/start.js) calls this before it loads the server's modules, so a first
+ * embedded start's child seeds meanwhile. Nothing when this start does not seed in a child or
+ * its configuration is invalid (the server reports that).
+ */
+export function seedEarly(): void {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch {
+    return;
+  }
+  if (!CHILD_RUNNABLE || !seedsInChild(config, config.dataDir)) return;
+  const seeded = seedInChild(createLogger(config.logLevel));
+  seeded.catch(() => undefined); // awaited by the server, which reports a failure
+  early = { dataDir: config.dataDir, seeded };
+}
+
+/** The seed seedEarly started for `dataDir` (once), or null. */
+export function takeEarlySeed(dataDir: string): Promise<Seeded> | null {
+  const taken = early?.dataDir === dataDir ? early.seeded : null;
+  early = undefined;
+  return taken;
+}
+
 /** Create and seed DATA_DIR in a child process; its summary, or its failure as an Error. */
-export function seedInChild(logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<{ summary: SeedSummary | null; durationMs: number }> {
+export function seedInChild(logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<Seeded> {
   return new Promise((resolve, reject) => {
     const child = fork(__filename, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let reply: ChildMessage | undefined;
@@ -52,6 +80,8 @@ async function childMain(): Promise<void> {
   try {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
+    // Here, not at the top: the parent's side of this file (seedEarly) loads little.
+    const { openServices } = await import('./composition');
     const services = await openServices(config, { logger, readReplicas: false, bulkLoad: true });
     try {
       const started = Date.now();

@@ -24,7 +24,7 @@ import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
-import { CHILD_RUNNABLE, seedInChild, seedsInChild } from './seed-process';
+import { CHILD_RUNNABLE, seedInChild, seedsInChild, takeEarlySeed } from './seed-process';
 import { onShutdownSignals } from './shutdown';
 import { withRoutableTarget } from './transport/request-target';
 
@@ -45,7 +45,9 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger, opts: OpenOptions = {}): Promise<RunningServer> {
   // A first embedded start seeds in a child process (src/seed-process.ts), before the server
   // opens the database: it listens only once the data is in.
-  const seeded = CHILD_RUNNABLE && seedsInChild(config, opts.dataDir ?? config.dataDir) ? await seedInChild(logger) : null;
+  const dataDir = opts.dataDir ?? config.dataDir;
+  const early = takeEarlySeed(dataDir);
+  const seeded = early ? await early : CHILD_RUNNABLE && seedsInChild(config, dataDir) ? await seedInChild(logger) : null;
   const services = await openServices(config, { logger, ...opts });
   const metrics = services.metrics;
   const now = services.clock;

@@ -15,6 +15,8 @@ const ROOT = (() => {
   return dir;
 })();
 const SERVER_JS = path.join(ROOT, 'dist', 'src', 'server.js');
+/** What `npm start` runs: the built server, a first embedded start's seed begun before it loads. */
+export const START_JS = path.join(ROOT, 'scripts', 'start.js');
 
 export interface GatewayProcess {
   url: string;
@@ -29,10 +31,10 @@ function exited(child: ChildProcess): Promise<number | null> {
   return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
-/** Start `node dist/src/server.js` with `env`; resolves once it prints its URL (within `timeoutMs`). */
-export async function startGateway(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
+/** Start `node dist/src/server.js` (or `script`) with `env`; resolves once it prints its URL (within `timeoutMs`). */
+export async function startGateway(env: Record<string, string>, timeoutMs = 60_000, script = SERVER_JS): Promise<GatewayProcess> {
   if (!existsSync(SERVER_JS)) throw new Error(`${SERVER_JS} is missing: run npm run build (npm test does)`);
-  const child = spawn(process.execPath, [SERVER_JS], {
+  const child = spawn(process.execPath, [script], {
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', SEED_DEMO: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,7 +10,7 @@ import { migrate } from '../../src/db/migrator';
 import { openDatabase } from '../../src/db/open-database';
 import { STAMP, TARBALL, TEMPLATE_DIR, copyTemplate, templateStamp, templateTarball } from '../../src/db/pglite-template';
 import { seedsInChild } from '../../src/seed-process';
-import { startGateway, type GatewayProcess } from '../helpers/processes';
+import { START_JS, startGateway, type GatewayProcess } from '../helpers/processes';
 
 let tmp: string;
 beforeEach(() => {
@@ -97,9 +97,9 @@ describe('the first embedded start', () => {
     gateway = undefined;
   });
 
-  it('when DATA_DIR is new, then a child seeds it and the server listens with the data in', async () => {
+  it('when DATA_DIR is new, then a child seeds it (begun by npm start before the server loads) and the server listens with the data in', async () => {
     const data = path.join(tmp, 'data');
-    gateway = await startGateway({ DATA_DIR: data, SEED_DEMO: 'true', LOG_LEVEL: 'info' }, 300_000);
+    gateway = await startGateway({ DATA_DIR: data, SEED_DEMO: 'true', LOG_LEVEL: 'info' }, 300_000, START_JS);
     const out = gateway.output();
     const key = /shown once\): (\S+)/.exec(out)![1];
     // The first request after "listening": the demo data is already there.
@@ -114,12 +114,15 @@ describe('the first embedded start', () => {
     expect(existsSync(path.join(data, 'PG_VERSION'))).toBe(true);
   }, 320_000);
 
-  it('when the seed process fails, then the start fails with its reason', async () => {
+  it.each([
+    ['the server', undefined],
+    ['npm start', START_JS],
+  ])('when the seed process fails, then the start (%s) fails with its reason', async (_, script) => {
     const data = path.join(tmp, 'data');
     mkdirSync(data);
     // DATA_DIR held by a live process (this one): the child cannot take it.
     writeFileSync(path.join(data, '.mds.lock'), String(process.pid));
-    await expect(startGateway({ DATA_DIR: data, SEED_DEMO: 'true' }, 60_000)).rejects.toThrow(
+    await expect(startGateway({ DATA_DIR: data, SEED_DEMO: 'true' }, 60_000, script)).rejects.toThrow(
       new RegExp(`start-up failed: seeding the demo data failed: DATA_DIR .* is in use by process ${process.pid}`),
     );
   }, 90_000);
