@@ -13,8 +13,9 @@ import { loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import type { SeedSummary } from './services/demo-seed.service';
 
+type Seeded = { summary: SeedSummary | null; durationMs: number };
 /** What the child reports before it exits. */
-type ChildMessage = { summary: SeedSummary | null; durationMs: number } | { error: string };
+type ChildMessage = Seeded | { error: string };
 
 /** The child runs this file with node: only from a build (dist/), not from TypeScript sources. */
 export const CHILD_RUNNABLE = __filename.endsWith('.js');
@@ -26,8 +27,6 @@ export const CHILD_RUNNABLE = __filename.endsWith('.js');
 export function seedsInChild(config: Pick<Config, 'databaseUrl' | 'seedDemo'>, dataDir: string): boolean {
   return !config.databaseUrl && config.seedDemo && dataDir !== 'memory' && !existsSync(path.join(dataDir, 'PG_VERSION'));
 }
-
-type Seeded = { summary: SeedSummary | null; durationMs: number };
 
 let early: { dataDir: string; seeded: Promise<Seeded> } | undefined;
 

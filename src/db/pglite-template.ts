@@ -8,8 +8,8 @@
  */
 import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { migrate, readMigrations } from './migrator';
 import { PGlite } from '@electric-sql/pglite';
+import { migrate, readMigrations } from './migrator';
 import { createPgliteDatabase } from './pglite.database';
 
 /**
