@@ -13,6 +13,8 @@ import { sqlEpochSeconds } from './sql';
  * a page of many series is one scan per series, and a statement runs on one core.
  */
 const STATEMENTS = 2;
+/** Citus: router statements in flight at once (each holds a pool connection; DATABASE_POOL_SIZE is 10 by default). */
+const CITUS_IN_FLIGHT = 4;
 
 /** `xs` in at most `n` consecutive parts of nearly equal length, none empty. */
 function split<T>(xs: readonly T[], n: number): T[][] {
@@ -56,11 +58,16 @@ export class MultiAssetRepository {
     const out = new Map<number, SeriesValues>();
     if (this.engine === 'citus') {
       // Citus cannot push the LATERAL over unnest down: one router statement per series (a
-      // filter on the distribution column), each answered by the worker holding it.
-      for (const id of ids) {
-        const [r] = await this.db.query<{ times: string | null; vals: string | null }>(fold('$1::int'), [id, start, end, limit]);
-        if (r !== undefined && r.times !== null && r.vals !== null) out.set(id, seriesOfTexts(r.times, r.vals));
-      }
+      // filter on the distribution column), each answered by the worker holding it, several in
+      // flight so the workers scan at once.
+      const queue = [...ids];
+      const next = async (): Promise<void> => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          const [r] = await this.db.query<{ times: string | null; vals: string | null }>(fold('$1::int'), [id, start, end, limit]);
+          if (r !== undefined && r.times !== null && r.vals !== null) out.set(id, seriesOfTexts(r.times, r.vals));
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CITUS_IN_FLIGHT, ids.length) }, next));
       return out;
     }
     // The series split over a few statements on their own connections, so several backends
