@@ -42,10 +42,15 @@ export function seedEarly(): void {
   } catch {
     return;
   }
-  if (!CHILD_RUNNABLE || !seedsInChild(config, config.dataDir)) return;
-  const seeded = seedInChild(createLogger(config.logLevel));
+  const seeded = childSeed(config, config.dataDir, createLogger(config.logLevel));
+  if (seeded === null) return;
   seeded.catch(() => undefined); // awaited by the server, which reports a failure
   early = { dataDir: config.dataDir, seeded };
+}
+
+/** The seed of this start in a child process when it seeds in one (seedsInChild), else null. */
+export function childSeed(config: Pick<Config, 'databaseUrl' | 'seedDemo'>, dataDir: string, logger: Logger): Promise<Seeded> | null {
+  return CHILD_RUNNABLE && seedsInChild(config, dataDir) ? seedInChild(logger) : null;
 }
 
 /** The seed seedEarly started for `dataDir` (once), or null. */

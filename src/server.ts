@@ -24,7 +24,7 @@ import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
-import { CHILD_RUNNABLE, seedInChild, seedsInChild, takeEarlySeed } from './seed-process';
+import { childSeed, takeEarlySeed } from './seed-process';
 import { onShutdownSignals } from './shutdown';
 import { withRoutableTarget } from './transport/request-target';
 
@@ -46,8 +46,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   // A first embedded start seeds in a child process (src/seed-process.ts), before the server
   // opens the database: it listens only once the data is in.
   const dataDir = opts.dataDir ?? config.dataDir;
-  const early = takeEarlySeed(dataDir);
-  const seeded = early ? await early : CHILD_RUNNABLE && seedsInChild(config, dataDir) ? await seedInChild(logger) : null;
+  const seeded = await (takeEarlySeed(dataDir) ?? childSeed(config, dataDir, logger));
   const services = await openServices(config, { logger, ...opts });
   const metrics = services.metrics;
   const now = services.clock;

@@ -16,6 +16,15 @@ const STATEMENTS = 2;
 /** Citus: router statements in flight at once (each holds a pool connection; DATABASE_POOL_SIZE is 10 by default). */
 const CITUS_IN_FLIGHT = 4;
 
+/** `fn` over `items`, at most `n` at a time. */
+async function eachInFlight<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const next = async (): Promise<void> => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, next));
+}
+
 /** `xs` in at most `n` consecutive parts of nearly equal length, none empty. */
 function split<T>(xs: readonly T[], n: number): T[][] {
   const size = Math.max(1, Math.ceil(xs.length / n));
@@ -60,32 +69,25 @@ export class MultiAssetRepository {
       // Citus cannot push the LATERAL over unnest down: one router statement per series (a
       // filter on the distribution column), each answered by the worker holding it, several in
       // flight so the workers scan at once.
-      const queue = [...ids];
-      const next = async (): Promise<void> => {
-        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-          const [r] = await this.db.query<{ times: string | null; vals: string | null }>(fold('$1::int'), [id, start, end, limit]);
-          if (r !== undefined && r.times !== null && r.vals !== null) out.set(id, seriesOfTexts(r.times, r.vals));
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(CITUS_IN_FLIGHT, ids.length) }, next));
+      await eachInFlight(ids, CITUS_IN_FLIGHT, async (id) => {
+        const [r] = await this.db.query<{ times: string | null; vals: string | null }>(fold('$1::int'), [id, start, end, limit]);
+        if (r !== undefined && r.times !== null && r.vals !== null) out.set(id, seriesOfTexts(r.times, r.vals));
+      });
       return out;
     }
     // The series split over a few statements on their own connections, so several backends
     // scan at once; within each, a series is read as its row arrives while PostgreSQL folds the
     // next one.
-    const chunks = split(ids, STATEMENTS);
-    const results = await Promise.all(
-      chunks.map((chunk) =>
-        this.db.query<[number, SeriesValues | null]>(
-          `SELECT s.id, v.times, v.vals
-           FROM unnest($1::int[]) AS s(id)
-           CROSS JOIN LATERAL (${fold('s.id')}) v`,
-          [chunk, start, end, limit],
-          { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
-        ),
-      ),
-    );
-    for (const rows of results) for (const [id, series] of rows) if (series !== null) out.set(id, series);
+    await eachInFlight(split(ids, STATEMENTS), STATEMENTS, async (chunk) => {
+      const rows = await this.db.query<[number, SeriesValues | null]>(
+        `SELECT s.id, v.times, v.vals
+         FROM unnest($1::int[]) AS s(id)
+         CROSS JOIN LATERAL (${fold('s.id')}) v`,
+        [chunk, start, end, limit],
+        { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
+      );
+      for (const [id, series] of rows) if (series !== null) out.set(id, series);
+    });
     return out;
   }
 }

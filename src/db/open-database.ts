@@ -42,7 +42,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     if (!opts.locator && db.locator?.locates) await db.locator.search();
     return db;
   }
-  if (opts.dataDir === 'memory') return createPgliteDatabase(undefined, opts.bulkLoad, (opts.fromTemplate && (await templateTarball())) || undefined);
+  if (opts.dataDir === 'memory') {
+    const template = opts.fromTemplate ? await templateTarball() : null;
+    return createPgliteDatabase(undefined, opts.bulkLoad, template ?? undefined);
+  }
   const release = lockDataDir(opts.dataDir);
   try {
     await copyTemplate(opts.dataDir);

@@ -33,8 +33,8 @@ export async function templateStamp(): Promise<string> {
 
 /** Make the template (the build's step); nothing to do when the one there is current. */
 export async function buildTemplate(dir = TEMPLATE_DIR): Promise<boolean> {
+  if (existsSync(path.join(dir, TARBALL)) && (await isCurrent(dir))) return false;
   const want = await templateStamp();
-  if (existsSync(path.join(dir, TARBALL)) && existsSync(path.join(dir, STAMP)) && readFileSync(path.join(dir, STAMP), 'utf8') === want) return false;
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const db = await createPgliteDatabase(tmp);
@@ -58,8 +58,7 @@ export async function buildTemplate(dir = TEMPLATE_DIR): Promise<boolean> {
 
 /** Fill a DATA_DIR holding no database yet from the template when it is current; whether it did. */
 export async function copyTemplate(dataDir: string, dir = TEMPLATE_DIR): Promise<boolean> {
-  if (existsSync(path.join(dataDir, 'PG_VERSION')) || !existsSync(path.join(dir, STAMP))) return false;
-  if (readFileSync(path.join(dir, STAMP), 'utf8') !== (await templateStamp())) return false;
+  if (existsSync(path.join(dataDir, 'PG_VERSION')) || !(await isCurrent(dir))) return false;
   // PG_VERSION last: a copy cut short is not taken for a database.
   const last = [path.join(dir, STAMP), path.join(dir, 'PG_VERSION'), path.join(dir, TARBALL)];
   cpSync(dir, dataDir, { recursive: true, filter: (src) => !last.includes(src) });
@@ -67,12 +66,14 @@ export async function copyTemplate(dataDir: string, dir = TEMPLATE_DIR): Promise
   return true;
 }
 
-const stampChecks = new Map<string, Promise<boolean>>();
+/** Whether the template in `dir` was made by this PGlite from these migrations (its stamp). */
+async function isCurrent(dir: string): Promise<boolean> {
+  const stamp = path.join(dir, STAMP);
+  return existsSync(stamp) && readFileSync(stamp, 'utf8') === (await templateStamp());
+}
+
 /** The template's tar for a database in memory when it is current, else null (read each time: 40 MB is not kept). */
 export async function templateTarball(dir = TEMPLATE_DIR): Promise<Blob | null> {
   const tar = path.join(dir, TARBALL);
-  if (!existsSync(tar) || !existsSync(path.join(dir, STAMP))) return null;
-  let current = stampChecks.get(dir);
-  if (!current) stampChecks.set(dir, (current = templateStamp().then((want) => readFileSync(path.join(dir, STAMP), 'utf8') === want)));
-  return (await current) ? new Blob([readFileSync(tar)]) : null;
+  return existsSync(tar) && (await isCurrent(dir)) ? new Blob([readFileSync(tar)]) : null;
 }
