@@ -3,7 +3,8 @@
  * or through Redis Sentinel to whichever node is master now (asked again at every reconnect, and
  * left at the sentinels' +switch-master or a READONLY answer from a demoted master).
  * The clients are one dependency: an outage is told once when the first of them fails and once
- * when all are ready again (DependencyState), not once per reconnect attempt.
+ * when all are ready again (DependencyState), not once per reconnect attempt. A client lives until
+ * `close`: one that ioredis ends by itself is connected again.
  */
 import Redis, { type RedisOptions } from 'ioredis';
 import type { RedisTarget } from '../config';
@@ -52,6 +53,7 @@ export function redisOptions(target: RedisTarget, tuning: RedisOptions = {}): Re
 
 export class RedisClients {
   private readonly open = new Set<Redis>();
+  private readonly closed = new WeakSet<Redis>();
 
   constructor(
     readonly target: RedisTarget,
@@ -66,8 +68,30 @@ export class RedisClients {
     this.open.add(client);
     client.on('error', (err: unknown) => this.failed(err));
     client.on('ready', () => this.succeeded());
-    client.on('end', () => this.open.delete(client));
+    client.on('end', () => this.ended(client));
     return client;
+  }
+
+  /** Close a client for good (after a QUIT, with `quit`): the only way one stays ended. */
+  async close(client: Redis, { quit = false } = {}): Promise<void> {
+    this.closed.add(client);
+    if (quit) await client.quit().catch(() => undefined);
+    client.disconnect();
+  }
+
+  /**
+   * ioredis ends a sentinel client for good when the sentinels' +switch-master reaches its
+   * failover detector while a reconnect is asking a sentinel for the master: the detector's
+   * disconnect aborts that reconnect, and nothing starts another. Unless closed here, connect again.
+   */
+  private ended(client: Redis): void {
+    if (this.closed.has(client)) {
+      this.open.delete(client);
+      return;
+    }
+    setTimeout(() => {
+      if (client.status === 'end' && !this.closed.has(client)) client.connect().catch(() => undefined);
+    }, retryStrategy(1)).unref();
   }
 
   /** A connection or a call failed. */

@@ -51,7 +51,7 @@ export class RedisTagCache implements TagCache {
   private readonly local = new MemoryTagCache();
 
   constructor(
-    clients: RedisClients,
+    private readonly clients: RedisClients,
     private readonly prefix = 'mds:etag:',
     commandTimeoutMs = 250,
   ) {
@@ -81,6 +81,6 @@ export class RedisTagCache implements TagCache {
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    await this.clients.close(this.redis);
   }
 }

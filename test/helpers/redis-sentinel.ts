@@ -3,7 +3,8 @@
  * three sentinels (`redis-server <conf> --sentinel`) on spare ports, child processes of this one,
  * with failure detection and failover timeouts cut short. `killMaster()` loses the master to a
  * SIGKILL and tells when the sentinels switch to the promoted replica; `restore()` starts the lost
- * node again as a replica, so one cluster serves several failovers. Never the machine's Redis.
+ * node again as a replica, so one cluster serves several failovers; `silenceSentinels()` stops
+ * every sentinel (SIGSTOP) until its resume is called. Never the machine's Redis.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +39,8 @@ export interface SentinelCluster {
   failover(withinMs?: number): Promise<{ startedAt: number; promoted: Promise<Promotion> }>;
   /** Start the node `killMaster` lost again, as a replica of the new master, and wait until the sentinels count on it. */
   restore(): Promise<void>;
+  /** SIGSTOP every sentinel: they accept connections but answer nothing until `resume()` (SIGCONT). */
+  silenceSentinels(): { resume(): void };
   /** A client of one data node (the caller disconnects it). */
   client(node: NodeAddress): Redis;
   stop(): Promise<void>;
@@ -185,6 +188,11 @@ export async function startSentinelCluster(opts: SentinelClusterOptions = {}): P
         }
         return true;
       });
+    },
+
+    silenceSentinels() {
+      sentinels.forEach((c) => c.kill('SIGSTOP'));
+      return { resume: () => sentinels.forEach((c) => c.kill('SIGCONT')) };
     },
 
     client(node) {

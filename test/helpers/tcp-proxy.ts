@@ -4,6 +4,7 @@
  * connection and stops listening (a crashed server); `blackhole()` keeps connections open and
  * accepts new ones but forwards nothing (a partition: no RST, no FIN); `restore()` forwards again,
  * held connections resuming where they stopped and those accepted meanwhile connected then.
+ * `sendToClients` writes to clients as if the server had (a push the server never sent).
  */
 import net from 'node:net';
 
@@ -14,8 +15,10 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   /** `url` with its host and port replaced by the proxy's. */
   urlFor(url: string): string;
-  /** Connections currently open from clients (for checking nothing is left hanging). */
-  openConnections(): number;
+  /** Connections currently open from clients (for checking nothing is left hanging); with `sent`, those whose client sent such text. */
+  openConnections(sent?: (text: string) => boolean): number;
+  /** Write `bytes` to every forwarded client whose text so far passes `sent`; how many were written to. */
+  sendToClients(bytes: string, sent: (text: string) => boolean): number;
   cut(): Promise<void>;
   blackhole(): void;
   restore(): Promise<void>;
@@ -25,7 +28,12 @@ export interface TcpProxy {
 interface Pair {
   client: net.Socket;
   upstream?: net.Socket;
+  /** The first bytes the client sent, as text. */
+  sent: string;
 }
+
+/** Enough of a conversation's start to recognise it. */
+const SENT_KEPT = 4_096;
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let mode: ProxyMode = 'forward';
@@ -49,8 +57,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   };
 
   const onConnection = (client: net.Socket) => {
-    const p: Pair = { client };
+    const p: Pair = { client, sent: '' };
     pairs.add(p);
+    client.on('data', (chunk: Buffer) => {
+      if (p.sent.length < SENT_KEPT) p.sent += chunk.toString('latin1');
+    });
     client.on('error', () => destroy(p));
     client.on('close', () => destroy(p));
     if (mode === 'forward') connectUpstream(p);
@@ -84,7 +95,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       u.port = String(port);
       return u.toString();
     },
-    openConnections: () => pairs.size,
+    openConnections: (sent) => [...pairs].filter((p) => !sent || sent(p.sent)).length,
+    sendToClients(bytes, sent) {
+      const to = [...pairs].filter((p) => p.upstream && mode === 'forward' && sent(p.sent));
+      for (const p of to) p.client.write(bytes);
+      return to.length;
+    },
     async cut() {
       mode = 'cut';
       const closed = stopListening();

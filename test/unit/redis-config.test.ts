@@ -71,16 +71,16 @@ describe('ioredis options', () => {
     expect(o.reconnectOnError!(new Error('ERR wrong number of arguments'))).toBe(false);
   });
 
-  it('when a client is built through sentinels with REDIS_URL, then the password and database come from the URL', () => {
+  it('when a client is built through sentinels with REDIS_URL, then the password and database come from the URL', async () => {
     const clients = new RedisClients(loadConfig({ REDIS_URL: 'redis://user:p%40ss@ignored:6379/4', REDIS_SENTINELS: '127.0.0.1:1', REDIS_SENTINEL_PASSWORD: 'spw' }).redis!);
     const client = clients.connect({ lazyConnect: true });
     expect(client.options).toMatchObject({ username: 'user', password: 'p@ss', db: 4, name: 'mymaster', sentinelPassword: 'spw', sentinels: [{ host: '127.0.0.1', port: 1 }] });
-    client.disconnect();
+    await clients.close(client);
   });
 });
 
 describe('Redis clients as one dependency', () => {
-  it('when two clients fail and only one is back, then the outage is told once and ends only when both are ready', () => {
+  it('when two clients fail and only one is back, then the outage is told once and ends only when both are ready', async () => {
     const events: DependencyEvent[] = [];
     const clients = new RedisClients(loadConfig({ REDIS_URL: 'redis://127.0.0.1:1' }).redis!, new DependencyState('redis', (e) => events.push(e)));
     const a = clients.connect({ lazyConnect: true });
@@ -97,7 +97,7 @@ describe('Redis clients as one dependency', () => {
     b.emit('ready');
     expect(events).toHaveLength(2);
     expect(events[1]).toMatchObject({ kind: 'up', dependency: 'redis', failures: 3 });
-    a.disconnect();
-    b.disconnect();
+    await clients.close(a);
+    await clients.close(b);
   });
 });

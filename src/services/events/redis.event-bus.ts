@@ -66,8 +66,7 @@ export class RedisEventBus implements EventBus {
     // The subscriber has nothing to flush, and a QUIT queued behind its offline SUBSCRIBE would
     // wait for Redis for ever; the publisher's QUIT is bounded by its command timeout. Only
     // disconnect() also closes the sentinel connections that watch for a failover.
-    this.subscriber?.disconnect();
-    await this.publisher.quit().catch(() => undefined);
-    this.publisher.disconnect();
+    if (this.subscriber) await this.opts.clients.close(this.subscriber);
+    await this.opts.clients.close(this.publisher, { quit: true });
   }
 }

@@ -128,6 +128,6 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    await this.clients.close(this.redis);
   }
 }
