@@ -13,6 +13,13 @@ export interface BulkUpsertSpec {
   columns: readonly string[];
   /** Primary-key columns (a subset of `columns`). */
   key: readonly string[];
+  /**
+   * The leaf partition of `table` a line belongs to, from the text of its `time` field (null:
+   * `table`). A large input is then copied leaf by leaf, a COPY per run of lines of one leaf,
+   * sparing PostgreSQL the routing of each row; lines out of their leaf's order or a leaf
+   * missing make the whole input go through `table` instead.
+   */
+  leafOf?: (time: string) => string | null;
 }
 
 export interface BulkUpsertOptions {
@@ -24,12 +31,10 @@ export interface BulkUpsertOptions {
    */
   clear?: () => Promise<unknown>;
   /**
-   * Send a large input as several COPY statements of about `chars` of text each, in the same
-   * savepoint, reading the input up to `readAhead` of text ahead of the server. PostgreSQL
-   * checks each row's foreign key when its statement ends (about half of its work on
-   * candles): between statements the next part is already read and validated, so that check
-   * overlaps the client's work instead of following it. For inputs that are costly to produce
-   * (an imported file); without it, one COPY streams the input as it comes.
+   * Send a large input as COPY statements of at most about `chars` of text each, in the same
+   * savepoint, reading the input up to `readAhead` of text ahead of the server, so that reading
+   * and validating it overlaps the server's work instead of waiting on it. For inputs that are
+   * costly to produce (an imported file); without it, the input streams as it comes.
    */
   parts?: { chars: number; readAhead: number };
 }
@@ -56,6 +61,10 @@ function isUniqueViolation(err: unknown): boolean {
  */
 const SMALL_INPUT_CHARS = 64 * 1024;
 
+/** A COPY straight into a leaf was refused: the leaf is missing, or a line is not of it. */
+const UNDEFINED_TABLE = '42P01';
+const CHECK_VIOLATION = '23514';
+
 export async function bulkUpsert(
   tx: SqlSession,
   spec: BulkUpsertSpec,
@@ -63,7 +72,7 @@ export async function bulkUpsert(
   opts: BulkUpsertOptions = {},
 ): Promise<void> {
   // Read ahead far enough to tell a small input from a large one; a large one goes on from
-  // where this stopped, so `lines` is still called at most twice.
+  // where this stopped, so `lines` is called at most three times (leaves, `table`, staging).
   const it = lines()[Symbol.asyncIterator]();
   const head: string[] = [];
   let size = 0;
@@ -80,17 +89,22 @@ export async function bulkUpsert(
   if (ended && size === 0) return;
   if (ended && !head.some((chunk) => chunk.includes('"'))) return insertSmall(tx, spec, head.join(''));
   const parts = opts.parts ?? { chars: Infinity, readAhead: 0 };
-  const ahead = readAhead(it, parts.readAhead, head);
+  const ahead = readAhead(spec.leafOf ? byLeaf(spec, it, head) : whole(spec.table, it, head), parts.readAhead);
 
   try {
     await opts.clear?.();
     await tx.query('SAVEPOINT bulk_copy');
     try {
-      while (!(await ahead.done())) await tx.copyFrom(spec.table, spec.columns, ahead.part(parts.chars));
+      while (!(await ahead.done())) await tx.copyFrom(ahead.table(), spec.columns, ahead.part(parts.chars));
       await tx.query('RELEASE SAVEPOINT bulk_copy');
       return;
     } catch (err) {
       await tx.query('ROLLBACK TO SAVEPOINT bulk_copy');
+      const code = (err as { code?: string }).code;
+      if (spec.leafOf && (code === UNDEFINED_TABLE || code === CHECK_VIOLATION)) {
+        await ahead.close();
+        return bulkUpsert(tx, { ...spec, leafOf: undefined }, lines, { ...opts, clear: undefined });
+      }
       if (!isUniqueViolation(err)) throw err;
     }
   } finally {
@@ -114,23 +128,74 @@ export async function bulkUpsert(
   );
 }
 
+/** Text of whole lines, and the table they are copied into. */
+interface Piece {
+  table: string;
+  text: string;
+}
+
+/** The chunks already read (`head`), then the rest of `source`, all into `table`; `source` is closed with it. */
+async function* whole(table: string, source: AsyncIterator<string>, head: string[]): AsyncGenerator<Piece> {
+  try {
+    for (const text of head) yield { table, text };
+    for (let next = await source.next(); !next.done; next = await source.next()) yield { table, text: next.value };
+  } finally {
+    await source.return?.();
+  }
+}
+
+/**
+ * The same, each chunk cut where its lines change leaf (`spec.leafOf`). Lines come in time
+ * order, so a chunk whose first and last lines share a leaf is all of it (one that is not is
+ * refused by the leaf's partition constraint, and bulkUpsert goes through `spec.table`).
+ */
+async function* byLeaf(spec: BulkUpsertSpec, source: AsyncIterator<string>, head: string[]): AsyncGenerator<Piece> {
+  const field = spec.columns.indexOf('time');
+  const leafAt = (text: string, start: number) => {
+    let i = start;
+    for (let k = 0; k < field; k++) i = text.indexOf(',', i) + 1;
+    let end = text.indexOf(',', i);
+    const eol = text.indexOf('\n', i);
+    if (end < 0 || (eol >= 0 && eol < end)) end = eol;
+    return spec.leafOf!(text.slice(i, end)) ?? spec.table;
+  };
+  for await (const { text } of whole(spec.table, source, head)) {
+    const lastLine = text.lastIndexOf('\n', text.length - 2) + 1;
+    let start = 0;
+    while (start < text.length) {
+      const table = leafAt(text, start);
+      if (lastLine <= start || leafAt(text, lastLine) === table) {
+        yield { table, text: start === 0 ? text : text.slice(start) };
+        break;
+      }
+      let next = start;
+      do next = text.indexOf('\n', next) + 1;
+      while (next > 0 && next < text.length && leafAt(text, next) === table);
+      if (next === 0) next = text.length;
+      yield { table, text: text.slice(start, next) };
+      start = next;
+    }
+  }
+}
+
 interface ReadAhead {
-  /** Whether the input has ended (waits for the next chunk or the end). */
+  /** Whether the input has ended (waits for the next piece or the end). */
   done(): Promise<boolean>;
-  /** The next chunks, up to about `chars` of text (at least one chunk). */
+  /** The table of the next piece (after `done()` said there is one). */
+  table(): string;
+  /** The text of the next pieces of that table, up to about `chars` (at least one piece). */
   part(chars: number): AsyncGenerator<string>;
   /** Stop reading; the source is closed (its file, its generator). */
   close(): Promise<void>;
 }
 
 /**
- * Pull `source` ahead of its consumer, up to `maxChars` of text (0: one chunk at a time, as
- * the consumer asks), starting with the chunks already read (`head`). A failure of the source
- * reaches the consumer at its next read.
+ * Pull `source` ahead of its consumer, up to `maxChars` of text (0: one piece at a time, as
+ * the consumer asks). A failure of the source reaches the consumer at its next read.
  */
-function readAhead(source: AsyncIterator<string>, maxChars: number, head: string[]): ReadAhead {
-  const queue = [...head];
-  let queued = head.reduce((n, c) => n + c.length, 0);
+function readAhead(source: AsyncGenerator<Piece>, maxChars: number): ReadAhead {
+  const queue: Piece[] = [];
+  let queued = 0;
   let ended = false;
   let failed = false;
   let failure: unknown;
@@ -151,7 +216,7 @@ function readAhead(source: AsyncIterator<string>, maxChars: number, head: string
         const next = await source.next();
         if (next.done) break;
         queue.push(next.value);
-        queued += next.value.length;
+        queued += next.value.text.length;
         wake();
       }
     } catch (err) {
@@ -167,22 +232,24 @@ function readAhead(source: AsyncIterator<string>, maxChars: number, head: string
     if (failed) throw failure;
   }
   function shift(): string {
-    const chunk = queue.shift()!;
-    queued -= chunk.length;
+    const { text } = queue.shift()!;
+    queued -= text.length;
     wakeProducer?.();
     wakeProducer = null;
-    return chunk;
+    return text;
   }
   return {
     async done() {
       await ready();
       return queue.length === 0;
     },
+    table: () => queue[0].table,
     async *part(chars) {
+      const table = queue[0].table;
       let sent = 0;
       while (sent < chars) {
         await ready();
-        if (queue.length === 0) return;
+        if (queue.length === 0 || queue[0].table !== table) return;
         const chunk = shift();
         sent += chunk.length;
         yield chunk;
@@ -192,7 +259,7 @@ function readAhead(source: AsyncIterator<string>, maxChars: number, head: string
       stopping = true;
       wakeProducer?.();
       await producer;
-      await source.return?.();
+      await source.return(undefined);
     },
   };
 }

@@ -217,8 +217,8 @@ export class CandlesRepository {
   ): Promise<void> {
     // Imports carry no trade flow: it is written as NULL.
     const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}, derived) };
-    const table = await this.partitions.tableFor('candles', timeframe);
-    await bulkUpsert(this.db, { table, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
+    const target = await this.partitions.bulkTarget('candles', timeframe);
+    await bulkUpsert(this.db, { ...target, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
     await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);
   }
 

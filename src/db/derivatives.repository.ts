@@ -108,8 +108,8 @@ export class DerivativesRepository {
   private async write(seriesIds: number[], fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
     if (!(fromMs <= toMs)) return;
     await this.partitions.ensure([{ timeframe: '1m', fromMs, toMs }]);
-    const table = await this.partitions.tableFor('derivatives', '1m');
-    await bulkUpsert(this.db, { table, columns: COLUMNS, key: KEY }, lines);
+    const target = await this.partitions.bulkTarget('derivatives', '1m');
+    await bulkUpsert(this.db, { ...target, columns: COLUMNS, key: KEY }, lines);
     await moveWatermarks(this.db, seriesIds, '1m', fromMs, toMs);
   }
 

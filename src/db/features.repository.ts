@@ -116,8 +116,8 @@ export class FeaturesRepository {
         new Date(times[firstIndex]),
         new Date(times[times.length - 1]),
       ]);
-    const table = await this.partitions.tableFor('features', timeframe);
-    await bulkUpsert(this.db, { table, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
+    const target = await this.partitions.bulkTarget('features', timeframe);
+    await bulkUpsert(this.db, { ...target, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
     await moveWatermarks(this.db, [seriesId], timeframe, times[firstIndex], times[times.length - 1]);
     return times.length - firstIndex;
   }

@@ -78,22 +78,43 @@ export interface PartitionInfo {
   detachPending: boolean;
 }
 
+/** Where a bulk write of one timeframe goes (bulkUpsert's `table` and `leafOf`). */
+export interface BulkTarget {
+  table: string;
+  /** The leaf partition of a row, from its time as COPY text; absent when the engine keeps its own partitions. */
+  leafOf?: (time: string) => string | null;
+}
+
 /** What a writer's repositories ask of the partitions: those of the spans they are about to write. */
 export interface PartitionGuard {
   ensure(spans: readonly TimeSpan[]): Promise<unknown>;
   /**
-   * The table a bulk write of one timeframe goes to: the timeframe's own table (`candles_1m`)
-   * when the service manages the partitions, which spares PostgreSQL a level of routing per row
-   * of a bulk write (bench/README.md), else the table itself.
+   * Where a bulk write of one timeframe goes: when the service manages the partitions, the
+   * timeframe's own table (`candles_1m`) and, row by row, its leaves (`candles_1m_2024_01`),
+   * which spares PostgreSQL the routing of every row (bench/README.md); else the table itself.
    */
-  tableFor(table: PartitionedTable, timeframe: FeatureTimeframe): Promise<string>;
+  bulkTarget(table: PartitionedTable, timeframe: FeatureTimeframe): Promise<BulkTarget>;
 }
 
 /** The guard of repositories that only read (the read replicas' facet): a write there is a bug. */
 export const READ_ONLY: PartitionGuard = {
   ensure: () => Promise.reject(new Error('these repositories only read')),
-  tableFor: () => Promise.reject(new Error('these repositories only read')),
+  bulkTarget: () => Promise.reject(new Error('these repositories only read')),
 };
+
+/**
+ * The leaf of `table`'s `timeframe` holding a row whose time is written `YYYY-MM-DDT…Z` (as
+ * AsciiText writes it; UTC, so its date is the partition's); null for any other form. A leaf
+ * that retention detached is only ever one whose rows retention removes anyway.
+ */
+export function leafOf(table: PartitionedTable, timeframe: FeatureTimeframe): (time: string) => string | null {
+  const base = `${table}_${timeframe}_`;
+  const month = PARTITION_PERIOD[timeframe] === 'month';
+  return (t) => {
+    if (t.length < 20 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(t.length - 1) !== 90) return null;
+    return month ? `${base}${t.slice(0, 4)}_${t.slice(5, 7)}` : base + t.slice(0, 4);
+  };
+}
 
 const NAME = /^(candles|features|derivatives)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;
 
@@ -116,7 +137,7 @@ export class Partitions {
   on(session: SqlSession): PartitionGuard {
     return {
       ensure: (spans) => this.ensure(spans, session),
-      tableFor: async (table, timeframe) => ((await this.managed(session)) ? `${table}_${timeframe}` : table),
+      bulkTarget: async (table, timeframe) => ((await this.managed(session)) ? { table: `${table}_${timeframe}`, leafOf: leafOf(table, timeframe) } : { table }),
     };
   }
 

@@ -3,9 +3,13 @@
  * ahead), on PGlite and on PostgreSQL: every row arrives once and in order; rows colliding in a
  * later part send the whole input through the staging upsert (the last row of a key wins), the
  * first reader closed before the second starts; a source failing in a later part writes nothing.
+ * Into a partitioned table: a COPY per run of one leaf's lines, and through the table itself when
+ * a line is out of its leaf's order or its leaf is missing.
  */
 import { bulkUpsert } from '../../src/db/bulk-upsert';
 import type { SqlSession } from '../../src/db/database';
+import { leafOf } from '../../src/db/partitions';
+import { isMissingPartition } from '../../src/db/pg-errors';
 import { databaseCases, useServices } from '../helpers/databases';
 
 const SPEC = { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] };
@@ -89,3 +93,66 @@ describe.each(databaseCases())('bulkUpsert in parts on $name', (kase) => {
     expect(await rates()).toEqual(before);
   });
 });
+
+describe.each(databaseCases())('bulkUpsert into leaf partitions on $name', (kase) => {
+  const services = useServices(kase);
+  const MINUTE = 60_000;
+  const SPEC_1M = {
+    table: 'candles_1m',
+    leafOf: leafOf('candles', '1m'),
+    columns: ['series_id', 'timeframe', 'time', 'open', 'high', 'low', 'close', 'volume'],
+    key: ['series_id', 'timeframe', 'time'],
+  };
+  let seriesId: number;
+
+  beforeAll(async () => {
+    seriesId = await services().store.transaction((tx) => tx.series.ensure({ exchange: 'perp', symbol: 'LEAF-USDT' }));
+    // January to March 2024 exist; nothing of 2031 does.
+    await services().store.partitions.ensure([{ timeframe: '1m', fromMs: T0, toMs: Date.UTC(2024, 2, 31) }]);
+  });
+
+  /** Candle lines at `minutes` after `from`, 500 to a chunk; close = minute + shift. */
+  function candles(from: number, minutes: number[], shift: number) {
+    return async function* (): AsyncGenerator<string> {
+      for (let i = 0; i < minutes.length; i += 500) {
+        let chunk = '';
+        for (const m of minutes.slice(i, i + 500)) chunk += `${seriesId},1m,${new Date(from + m * MINUTE).toISOString()},1,${m + shift + 1},0.5,${m + shift},1\n`;
+        yield chunk;
+      }
+    };
+  }
+  const stored = async (from: number) =>
+    (await services().store.db.query<{ m: number; close: string }>(
+      `SELECT ((extract(epoch FROM time) * 1000 - $2) / $3)::int AS m, close::text AS close FROM candles WHERE series_id = $1 AND timeframe = '1m' ORDER BY time`,
+      [seriesId, from, MINUTE],
+    )).map((r) => `${r.m}:${r.close}`);
+
+  it('when the rows span three months, then each month is copied into its leaf, a chunk cut where the month ends, and every row is stored once', async () => {
+    const copies: string[] = [];
+    const minutes = range(40_000, 50_000); // from 28 January into mid-March
+    await services().store.db.transaction((tx) => bulkUpsert(counting(tx, copies), SPEC_1M, candles(T0, minutes, 0), { parts: { chars: 1 << 20, readAhead: 2 << 20 } }));
+    expect([...new Set(copies)]).toEqual(['candles_1m_2024_01', 'candles_1m_2024_02', 'candles_1m_2024_03']);
+    expect(await stored(T0)).toEqual(minutes.map((m) => `${m}:${m}`));
+  });
+
+  it('when a line is out of its leaf order, then the whole input goes through the timeframe table and every row is stored once', async () => {
+    const copies: string[] = [];
+    const minutes = range(100_000, 3_000); // March, with one line of 2 January inside
+    const lines = [...minutes.slice(0, 1_200), 1_500, ...minutes.slice(1_200)];
+    await services().store.db.transaction((tx) => bulkUpsert(counting(tx, copies), SPEC_1M, candles(T0, lines, 0), {}));
+    expect(copies[copies.length - 1]).toBe('candles_1m');
+    const rows = await stored(T0);
+    expect(rows).toContain('1500:1500');
+    expect(rows.slice(-3_000)).toEqual(minutes.map((m) => `${m}:${m}`));
+  });
+
+  it('when the rows reach a month without a partition, then nothing is written and the table refuses them as missing a partition', async () => {
+    const from = Date.UTC(2031, 0, 1);
+    const run = services().store.db.transaction((tx) => bulkUpsert(tx, SPEC_1M, candles(from, range(0, 3_000), 0), {}));
+    const err = await run.catch((e: unknown) => e);
+    expect(isMissingPartition(err)).toBe(true);
+    const [{ n }] = await services().store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candles WHERE series_id = $1 AND time >= $2`, [seriesId, new Date(from)]);
+    expect(n).toBe(0);
+  });
+});
+
