@@ -141,7 +141,7 @@ export class CandlesRepository {
    */
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
     const { fromMs, toMs } = await timeSpanOf(batches);
-    await this.partitions.ensure([{ timeframe, fromMs, toMs }]);
+    await this.partitions.ensure([{ table: 'candles', timeframe, fromMs, toMs }]);
     await this.writeText(seriesId, timeframe, { fromMs, toMs }, async function* (frame) {
       const out = new AsciiText(64 * 1024);
       for await (const batch of batches()) {
@@ -168,7 +168,7 @@ export class CandlesRepository {
     span: { fromMs: number; toMs: number },
     text: (frame: CandleLineFrame) => AsyncIterable<string>,
   ): Promise<void> {
-    await this.partitions.ensure([{ timeframe, ...span }]);
+    await this.partitions.ensure([{ table: 'candles', timeframe, ...span }]);
     await this.writeText(seriesId, timeframe, span, text);
   }
 
@@ -181,7 +181,7 @@ export class CandlesRepository {
     const n = bars.length;
     if (n === 0) return;
     const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
-    await this.partitions.ensure([{ timeframe: bars.timeframe, ...span }]);
+    await this.partitions.ensure([{ table: 'candles', timeframe: bars.timeframe, ...span }]);
     await this.writeText(
       seriesId,
       bars.timeframe,
@@ -230,7 +230,7 @@ export class CandlesRepository {
   async rollUp(range: RollupRange, nowMs: number): Promise<void> {
     for (const s of rollupSpans(range.from, range.startMs, range.endMs, nowMs)) {
       const p = TIMEFRAME_MS[s.timeframe];
-      await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
+      await this.partitions.ensure([{ table: 'candles', timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
       const params = [range.seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
       await this.db.query(ROLLUP_SQL, params, { prepare: true });
       await moveWatermarks(this.db, [range.seriesId], s.timeframe, s.startMs, s.endMs - p);

@@ -107,7 +107,7 @@ export class DerivativesRepository {
 
   private async write(seriesIds: number[], fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
     if (!(fromMs <= toMs)) return;
-    await this.partitions.ensure([{ timeframe: '1m', fromMs, toMs }]);
+    await this.partitions.ensure([{ table: 'derivatives', timeframe: '1m', fromMs, toMs }]);
     const target = await this.partitions.bulkTarget('derivatives', '1m');
     await bulkUpsert(this.db, { ...target, columns: COLUMNS, key: KEY }, lines);
     await moveWatermarks(this.db, seriesIds, '1m', fromMs, toMs);
@@ -117,7 +117,7 @@ export class DerivativesRepository {
   async rollUp(seriesId: number, startMs: number, endMs: number, nowMs: number): Promise<void> {
     for (const s of rollupSpans('1m', startMs, endMs, nowMs)) {
       const p = TIMEFRAME_MS[s.timeframe];
-      await this.partitions.ensure([{ timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
+      await this.partitions.ensure([{ table: 'derivatives', timeframe: s.timeframe, fromMs: s.startMs, toMs: s.endMs - p }]);
       const params = [seriesId, s.timeframe, `${p / 1000} seconds`, finerTimeframe(s.timeframe), new Date(s.startMs), new Date(s.endMs), new Date(nowMs)];
       await this.db.query(ROLLUP_SQL, params, { prepare: true });
       await moveWatermarks(this.db, [seriesId], s.timeframe, s.startMs, s.endMs - p);

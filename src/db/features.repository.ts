@@ -105,7 +105,7 @@ export class FeaturesRepository {
       if (out.length > 0) yield out.take();
     }
     if (firstIndex >= times.length) return 0;
-    await this.partitions.ensure([{ timeframe, fromMs: times[firstIndex], toMs: times[times.length - 1] }]);
+    await this.partitions.ensure([{ table: 'features', timeframe, fromMs: times[firstIndex], toMs: times[times.length - 1] }]);
     // A tail starts at the bucket that was still filling at the last write (a backfill batch
     // ends mid-bucket, and that bucket's row was written from the minutes then stored): its
     // rows are replaced, and a technical row holds nothing but these columns.
@@ -134,7 +134,7 @@ export class FeaturesRepository {
       [perpSeriesId],
     );
     if (span.first === null || span.last === null) return;
-    await this.partitions.ensure([{ timeframe: 'funding', fromMs: span.first, toMs: span.last }]);
+    await this.partitions.ensure([{ table: 'features', timeframe: 'funding', fromMs: span.first, toMs: span.last }]);
     await this.db.query(
       `WITH ${
         this.engine === 'citus'

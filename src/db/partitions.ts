@@ -64,6 +64,8 @@ export interface TimeSpan {
   timeframe: FeatureTimeframe;
   fromMs: number;
   toMs: number;
+  /** The table written (its partitions only); absent: every table of the timeframe. */
+  table?: PartitionedTable;
 }
 
 /** One partition in place. */
@@ -120,7 +122,7 @@ const NAME = /^(candles|features|derivatives)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4
 
 export class Partitions {
   /**
-   * `timeframe:periodStart` of the partitions known to exist (every table), so the live path's writes
+   * `table:timeframe:periodStart` of the partitions known to exist, so the live path's writes
    * cost nothing here. Only those ending within MIN_RETENTION_MS: an older one may be dropped by
    * another process's retention, so a write that old asks the database again.
    */
@@ -149,17 +151,18 @@ export class Partitions {
     let created = 0;
     if (!(await this.managed(within))) return 0;
     const horizon = this.clock() - MIN_RETENTION_MS;
-    for (const { timeframe, fromMs, toMs } of spans) {
+    for (const { timeframe, fromMs, toMs, table } of spans) {
       if (!(fromMs <= toMs)) continue;
+      const tables = table ? [table] : tablesOf(timeframe);
       const first = periodStart(timeframe, fromMs);
       let missing = false;
-      for (let p = first; p <= toMs && !missing; p = nextPeriod(timeframe, p)) missing = !this.known.has(`${timeframe}:${p}`);
+      for (let p = first; p <= toMs && !missing; p = nextPeriod(timeframe, p)) missing = tables.some((t) => !this.known.has(`${t}:${timeframe}:${p}`));
       if (!missing) continue;
       const runner = this.db.autonomous ?? within ?? this.db;
-      const [r] = await runner.query<{ n: number }>('SELECT mds_ensure_partitions($1, $2, $3) AS n', [timeframe, new Date(fromMs), new Date(toMs)]);
+      const [r] = await runner.query<{ n: number }>('SELECT mds_ensure_partitions($1, $2, $3, $4::text[]) AS n', [timeframe, new Date(fromMs), new Date(toMs), table ? [table] : null]);
       created += r.n;
       for (let p = first; p <= toMs; p = nextPeriod(timeframe, p)) {
-        if (nextPeriod(timeframe, p) > horizon) this.known.add(`${timeframe}:${p}`);
+        if (nextPeriod(timeframe, p) > horizon) for (const t of tables) this.known.add(`${t}:${timeframe}:${p}`);
       }
     }
     return created;
