@@ -53,14 +53,18 @@ export class RecomputeService {
    */
   async afterCandlesChanged(seriesId: number, timeframe: CandleTimeframe, startMs: number, endMs: number, nowMs: number, bars?: ImportedBars): Promise<number> {
     const [own, ...coarser] = CANDLE_TIMEFRAMES.slice(CANDLE_TIMEFRAMES.indexOf(timeframe));
-    const kept = bars?.usable && bars.timeframe === timeframe ? (bars.finish(nowMs) ?? undefined) : undefined;
-    // Each rollup's decimals are let go once written: its features need only its doubles.
-    const histories = new Map<CandleTimeframe, BarHistory>(kept ? [[own, kept.own]] : []);
+    let finished = bars?.usable && bars.timeframe === timeframe ? (bars.finish(nowMs) ?? undefined) : undefined;
+    const kept = finished !== undefined;
+    // Only `histories` holds the kept bars, and each rollup's decimals are let go once written
+    // (its features need only its doubles): a timeframe's bars go once its features are written.
+    const histories = new Map<CandleTimeframe, BarHistory>(finished ? [[own, finished.own]] : []);
+    const rollups = finished?.rollups ?? [];
+    finished = undefined;
     const historyOf = (tf: CandleTimeframe) => histories.get(tf);
     const rollUp = () =>
       this.store.transaction(async (tx) => {
         if (!kept) return tx.candles.rollUp({ seriesId, from: timeframe, startMs, endMs }, nowMs);
-        for (const r of kept.rollups.splice(0)) {
+        for (const r of rollups.splice(0)) {
           await tx.candles.insertRollups(seriesId, r);
           histories.set(r.timeframe, r.history());
         }
@@ -86,7 +90,10 @@ export class RecomputeService {
           rows += await ownFeatures;
           histories.delete(own);
         }
-        for (const tf of coarser) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf), historyOf(tf));
+        for (const tf of coarser) {
+          rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf), historyOf(tf));
+          histories.delete(tf);
+        }
       } finally {
         await Promise.allSettled([ownFeatures, quality]);
       }
