@@ -20,7 +20,6 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '1000000' },
     rounds: { type: 'string', default: '4' },
     'cpu-prof': { type: 'string' },
-    'without-foreign-keys': { type: 'boolean', default: false },
   },
 });
 const ROWS = Number(values.rows);
@@ -47,13 +46,10 @@ function writeCsv(dir: string): string {
 const seconds = (ms: number) => Math.round(ms / 10) / 100;
 const ratio = (x: number, y: number) => Math.round((x / y) * 100) / 100;
 
-/** A fresh, migrated database (without the foreign keys of the bulk tables with --without-foreign-keys). */
+/** A fresh, migrated database. */
 async function freshDatabase(env: NodeJS.ProcessEnv): Promise<{ url: string; drop(): Promise<void> }> {
   const db = await benchDatabase();
   execFileSync('node', [MDS, 'migrate'], { env: { ...env, DATABASE_URL: db.url }, stdio: 'ignore' });
-  if (values['without-foreign-keys']) {
-    await admin('ALTER TABLE candles DROP CONSTRAINT candles_series_id_fkey; ALTER TABLE features DROP CONSTRAINT features_series_id_fkey', db.url);
-  }
   return db;
 }
 
@@ -164,7 +160,6 @@ async function main(): Promise<void> {
   try {
     const file = writeCsv(dir);
     console.log(`rows: ${ROWS}, rounds: ${ROUNDS}, server: ${SERVER}, load average at start: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    if (values['without-foreign-keys']) console.log('EXPERIMENT: candles and features without their foreign keys to series');
     const results: Array<Record<string, number | string>> = [];
     const order = ['floor', 'mds', 'candles'];
     for (let r = 0; r < ROUNDS; r++) {
