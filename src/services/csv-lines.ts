@@ -11,6 +11,11 @@ import { checkHeader, RowError, splitCsvLine } from '../domain/csv-rows';
 import { AppError } from '../domain/errors';
 
 export const BLOCK_BYTES = 1 << 20;
+/**
+ * The first read is smaller: an import's COPY starts once its first lines are read and checked,
+ * and the server, the slower side of the pipe, should not wait for a whole block.
+ */
+const FIRST_READ_BYTES = 64 << 10;
 
 const LF = 10;
 const CR = 13;
@@ -25,6 +30,7 @@ export async function* lineBlocks(file: string, blockBytes = BLOCK_BYTES): Async
     let buf = Buffer.allocUnsafe(blockBytes);
     // Bytes of an unfinished line carried over from the previous read.
     let have = 0;
+    let first = true;
     for (;;) {
       if (have === buf.length) {
         // A line longer than the buffer (a binary file without newlines): grow.
@@ -32,7 +38,9 @@ export async function* lineBlocks(file: string, blockBytes = BLOCK_BYTES): Async
         buf.copy(grown, 0, 0, have);
         buf = grown;
       }
-      const { bytesRead } = await fh.read(buf, have, buf.length - have, null);
+      const room = first ? Math.min(FIRST_READ_BYTES, buf.length) : buf.length - have;
+      first = false;
+      const { bytesRead } = await fh.read(buf, have, room, null);
       if (bytesRead === 0) {
         if (have > 0) yield buf.subarray(0, have);
         return;
