@@ -2,10 +2,10 @@
 'use strict';
 // The `mds` command. The TypeScript is compiled to dist/ by `npm install` (prepare) or
 // `npm run build`.
-// The young generation stays at its first size: an import's garbage is short-lived text, and
+// An import's young generation stays at its first size: its garbage is short-lived text, and
 // letting V8 grow it (to tens of MB, twice over) costs more resident memory than the extra
-// scavenges cost time (bench/README.md, import).
-require('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
+// scavenges cost time (bench/README.md, import). Long-running commands keep V8's default.
+if (process.argv[2] === 'import') require('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 const path = require('node:path');
 const fs = require('node:fs');
 const entry = path.join(__dirname, '..', 'dist', 'src', 'cli.js');
