@@ -110,11 +110,9 @@ export const READ_ONLY: PartitionGuard = {
  * that retention detached is only ever one whose rows retention removes anyway.
  */
 export function leafOf(table: PartitionedTable, timeframe: FeatureTimeframe): (time: string) => string | null {
-  const base = `${table}_${timeframe}_`;
-  const month = PARTITION_PERIOD[timeframe] === 'month';
   return (t) => {
     if (t.length < 20 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(t.length - 1) !== 90) return null;
-    return month ? `${base}${t.slice(0, 4)}_${t.slice(5, 7)}` : base + t.slice(0, 4);
+    return partitionName(table, timeframe, periodStart(timeframe, Date.UTC(Number(t.slice(0, 4)), Number(t.slice(5, 7)) - 1, 1)));
   };
 }
 
