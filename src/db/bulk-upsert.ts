@@ -5,7 +5,11 @@
  * ones (a re-import, a duplicate time in the file), the savepoint is rolled back and they go
  * through a staging table and `INSERT ... ON CONFLICT DO UPDATE` (the file's last row wins).
  */
+import { rowEnd, rowTime, rowsAsText, type ColumnType } from '../domain/binary-rows';
 import type { SqlSession } from './database';
+
+/** A piece of the input: CSV text of whole lines, or whole binary rows (BinaryRows). */
+export type Chunk = string | Buffer;
 
 export interface BulkUpsertSpec {
   table: string;
@@ -14,12 +18,17 @@ export interface BulkUpsertSpec {
   /** Primary-key columns (a subset of `columns`). */
   key: readonly string[];
   /**
-   * The leaf partition of `table` a line belongs to, from the text of its `time` field (null:
-   * `table`). A large input is then copied leaf by leaf, a COPY per run of lines of one leaf,
-   * sparing PostgreSQL the routing of each row; lines out of their leaf's order or a leaf
-   * missing make the whole input go through `table` instead.
+   * The columns' types when the input is binary rows (Buffers of whole BinaryRows rows), which
+   * the server reads without parsing text; absent, the input is CSV text.
    */
-  leafOf?: (time: string) => string | null;
+  types?: readonly ColumnType[];
+  /**
+   * The leaf partition of `table` a row belongs to, from its `time` (Unix ms). A large input is
+   * then copied leaf by leaf, a COPY per run of rows of one leaf, sparing PostgreSQL the
+   * routing of each row; rows out of their leaf's order or a leaf missing make the whole input
+   * go through `table` instead.
+   */
+  leafOf?: (timeMs: number) => string;
 }
 
 export interface BulkUpsertOptions {
@@ -68,13 +77,14 @@ const CHECK_VIOLATION = '23514';
 export async function bulkUpsert(
   tx: SqlSession,
   spec: BulkUpsertSpec,
-  lines: () => AsyncIterable<string>,
+  lines: () => AsyncIterable<Chunk>,
   opts: BulkUpsertOptions = {},
 ): Promise<void> {
+  const format = spec.types ? 'binary' : 'csv';
   // Read ahead far enough to tell a small input from a large one; a large one goes on from
   // where this stopped, so `lines` is called at most three times (leaves, `table`, staging).
   const it = lines()[Symbol.asyncIterator]();
-  const head: string[] = [];
+  const head: Chunk[] = [];
   let size = 0;
   let ended = false;
   while (size <= SMALL_INPUT_CHARS) {
@@ -87,7 +97,8 @@ export async function bulkUpsert(
     size += next.value.length;
   }
   if (ended && size === 0) return;
-  if (ended && !head.some((chunk) => chunk.includes('"'))) return insertSmall(tx, spec, head.join(''));
+  if (ended && spec.types) return insertSmall(tx, spec, rowsAsText(Buffer.concat(head as Buffer[]), spec.types));
+  if (ended && !head.some((chunk) => chunk.includes('"'))) return insertSmall(tx, spec, csvRecords(spec, (head as string[]).join('')));
   const parts = opts.parts ?? { chars: Infinity, readAhead: 0 };
   const ahead = readAhead(spec.leafOf ? byLeaf(spec, it, head) : whole(spec.table, it, head), parts.readAhead);
 
@@ -95,7 +106,7 @@ export async function bulkUpsert(
     await opts.clear?.();
     await tx.query('SAVEPOINT bulk_copy');
     try {
-      while (!(await ahead.done())) await tx.copyFrom(ahead.table(), spec.columns, ahead.part(parts.chars));
+      while (!(await ahead.done())) await tx.copyFrom(ahead.table(), spec.columns, ahead.part(parts.chars), format);
       await tx.query('RELEASE SAVEPOINT bulk_copy');
       return;
     } catch (err) {
@@ -118,7 +129,7 @@ export async function bulkUpsert(
      ALTER TABLE ${stage} ADD COLUMN IF NOT EXISTS line_no BIGSERIAL;
      TRUNCATE ${stage}`,
   );
-  await tx.copyFrom(stage, spec.columns, lines());
+  await tx.copyFrom(stage, spec.columns, lines(), format);
   const cols = spec.columns.join(', ');
   await tx.query(
     `INSERT INTO ${spec.table} (${cols})
@@ -128,14 +139,14 @@ export async function bulkUpsert(
   );
 }
 
-/** Text of whole lines, and the table they are copied into. */
+/** Whole lines or rows, and the table they are copied into. */
 interface Piece {
   table: string;
-  text: string;
+  text: Chunk;
 }
 
 /** The chunks already read (`head`), then the rest of `source`, all into `table`; `source` is closed with it. */
-async function* whole(table: string, source: AsyncIterator<string>, head: string[]): AsyncGenerator<Piece> {
+async function* whole(table: string, source: AsyncIterator<Chunk>, head: Chunk[]): AsyncGenerator<Piece> {
   try {
     for (const text of head) yield { table, text };
     for (let next = await source.next(); !next.done; next = await source.next()) yield { table, text: next.value };
@@ -145,37 +156,74 @@ async function* whole(table: string, source: AsyncIterator<string>, head: string
 }
 
 /**
- * The same, each chunk cut where its lines change leaf (`spec.leafOf`). Lines come in time
- * order, so a chunk whose first and last lines share a leaf is all of it (one that is not is
+ * The same, each chunk cut where its rows change leaf (`spec.leafOf`). Rows come in time
+ * order, so a chunk whose first and last rows share a leaf is all of it (one that is not is
  * refused by the leaf's partition constraint, and bulkUpsert goes through `spec.table`).
  */
-async function* byLeaf(spec: BulkUpsertSpec, source: AsyncIterator<string>, head: string[]): AsyncGenerator<Piece> {
+async function* byLeaf(spec: BulkUpsertSpec, source: AsyncIterator<Chunk>, head: Chunk[]): AsyncGenerator<Piece> {
   const field = spec.columns.indexOf('time');
-  const leafAt = (text: string, start: number) => {
-    let i = start;
-    for (let k = 0; k < field; k++) i = text.indexOf(',', i) + 1;
-    let end = text.indexOf(',', i);
-    const eol = text.indexOf('\n', i);
-    if (end < 0 || (eol >= 0 && eol < end)) end = eol;
-    return spec.leafOf!(text.slice(i, end)) ?? spec.table;
+  const rows = spec.types ? binaryRows(field) : csvLines(field);
+  const leafAt = (chunk: Chunk, start: number) => {
+    const ms = rows.time(chunk, start);
+    return Number.isNaN(ms) ? spec.table : spec.leafOf!(ms);
   };
   for await (const { text } of whole(spec.table, source, head)) {
-    const lastLine = text.lastIndexOf('\n', text.length - 2) + 1;
-    let start = 0;
-    while (start < text.length) {
+    const starts = rows.starts(text);
+    const last = starts[starts.length - 1];
+    let k = 0;
+    while (k < starts.length) {
+      const start = starts[k];
       const table = leafAt(text, start);
-      if (lastLine <= start || leafAt(text, lastLine) === table) {
+      if (leafAt(text, last) === table) {
         yield { table, text: start === 0 ? text : text.slice(start) };
         break;
       }
-      let next = start;
-      do next = text.indexOf('\n', next) + 1;
-      while (next > 0 && next < text.length && leafAt(text, next) === table);
-      if (next === 0) next = text.length;
-      yield { table, text: text.slice(start, next) };
-      start = next;
+      do k++;
+      while (k < starts.length && leafAt(text, starts[k]) === table);
+      yield { table, text: text.slice(start, k < starts.length ? starts[k] : text.length) };
     }
   }
+}
+
+/** How byLeaf reads a chunk: where its rows start, and a row's time (Unix ms; NaN: unreadable). */
+interface RowReader {
+  starts(chunk: Chunk): number[];
+  time(chunk: Chunk, start: number): number;
+}
+
+function binaryRows(field: number): RowReader {
+  return {
+    starts(chunk) {
+      const buf = chunk as Buffer;
+      const out: number[] = [];
+      for (let at = 0; at < buf.length; at = rowEnd(buf, at)) out.push(at);
+      return out;
+    },
+    time: (chunk, start) => rowTime(chunk as Buffer, start, field),
+  };
+}
+
+/** CSV lines whose time is written `YYYY-MM-DDT…Z` (as AsciiText writes it; UTC): the start of its month, which is all a leaf needs. */
+function csvLines(field: number): RowReader {
+  return {
+    starts(chunk) {
+      const text = chunk as string;
+      const out: number[] = [];
+      for (let at = 0; at < text.length; at = text.indexOf('\n', at) + 1 || text.length) out.push(at);
+      return out;
+    },
+    time(chunk, start) {
+      const text = chunk as string;
+      let i = start;
+      for (let k = 0; k < field; k++) i = text.indexOf(',', i) + 1;
+      let end = text.indexOf(',', i);
+      const eol = text.indexOf('\n', i);
+      if (end < 0 || (eol >= 0 && eol < end)) end = eol;
+      const t = text.slice(i, end);
+      if (t.length < 20 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(t.length - 1) !== 90) return NaN;
+      return Date.UTC(Number(t.slice(0, 4)), Number(t.slice(5, 7)) - 1, 1);
+    },
+  };
 }
 
 interface ReadAhead {
@@ -184,7 +232,7 @@ interface ReadAhead {
   /** The table of the next piece (after `done()` said there is one). */
   table(): string;
   /** The text of the next pieces of that table, up to about `chars` (at least one piece). */
-  part(chars: number): AsyncGenerator<string>;
+  part(chars: number): AsyncGenerator<Chunk>;
   /** Stop reading; the source is closed (its file, its generator). */
   close(): Promise<void>;
 }
@@ -231,7 +279,7 @@ function readAhead(source: AsyncGenerator<Piece>, maxChars: number): ReadAhead {
     while (queue.length === 0 && !ended) await new Promise<void>((r) => (wakeConsumer = r));
     if (failed) throw failure;
   }
-  function shift(): string {
+  function shift(): Chunk {
     const { text } = queue.shift()!;
     queued -= text.length;
     wakeProducer?.();
@@ -271,19 +319,23 @@ function updatesOf(spec: BulkUpsertSpec): string {
     .join(', ');
 }
 
-/**
- * The CSV lines (unquoted fields: numbers, times, codes; empty is NULL, as COPY reads them) as
- * JSON records typed by the table's row type; the last line of a key wins, as in COPY's path.
- */
-async function insertSmall(tx: SqlSession, spec: BulkUpsertSpec, text: string): Promise<void> {
-  const keyAt = spec.key.map((k) => spec.columns.indexOf(k));
-  const records = new Map<string, Record<string, string | null>>();
+/** The CSV lines (unquoted fields: numbers, times, codes; empty is NULL, as COPY reads them) as rows of fields. */
+function csvRecords(spec: BulkUpsertSpec, text: string): (string | null)[][] {
+  const rows: (string | null)[][] = [];
   for (const line of text.split('\n')) {
     if (line === '') continue;
     const fields = line.split(',');
     if (fields.length !== spec.columns.length) throw new Error(`bulkUpsert ${spec.table}: ${fields.length} fields for ${spec.columns.length} columns`);
-    records.set(keyAt.map((i) => fields[i]).join(','), Object.fromEntries(spec.columns.map((c, i) => [c, fields[i] === '' ? null : fields[i]])));
+    rows.push(fields.map((f) => (f === '' ? null : f)));
   }
+  return rows;
+}
+
+/** Rows of field texts as JSON records typed by the table's row type; the last row of a key wins, as in COPY's path. */
+async function insertSmall(tx: SqlSession, spec: BulkUpsertSpec, rows: (string | null)[][]): Promise<void> {
+  const keyAt = spec.key.map((k) => spec.columns.indexOf(k));
+  const records = new Map<string, Record<string, string | null>>();
+  for (const fields of rows) records.set(keyAt.map((i) => fields[i]).join(','), Object.fromEntries(spec.columns.map((c, i) => [c, fields[i]])));
   const cols = spec.columns.join(', ');
   await tx.query(
     `INSERT INTO ${spec.table} (${cols})

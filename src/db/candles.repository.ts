@@ -6,7 +6,7 @@
  * Page reads take a list of series, so one statement serves one REST request or a whole
  * DataLoader batch of GraphQL fields.
  */
-import { AsciiText } from '../domain/ascii-text';
+import { BinaryRows, type ColumnType } from '../domain/binary-rows';
 import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput, TradeFlow } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
@@ -28,10 +28,12 @@ export interface CoverageRow extends Coverage {
   seriesId: number;
 }
 
-/** What surrounds each `time,open,high,low,close,volume` row in the COPY text of `upsertText`. */
-export interface CandleLineFrame {
-  prefix: string;
-  suffix: string;
+/** What surrounds each row's `time,open,high,low,close,volume` fields in the binary rows of `upsertRows`. */
+export interface CandleRowFrame {
+  /** The row's start and its fields before `time`. */
+  begin(out: BinaryRows): void;
+  /** Its fields after `volume` (trade flow NULL). */
+  end(out: BinaryRows): void;
 }
 
 /** Recompute the timeframes coarser than `from` over the buckets covering [startMs, endMs]. */
@@ -60,7 +62,22 @@ const CANDLE_COLUMNS = [
 ] as const;
 
 /** The COPY text after a row's candle values: imported (derived false), then its trade flow (empty: NULL). */
-const tail = (f: TradeFlow, derived = false) => `,${derived ? 't' : 'f'},${f.quoteVolume ?? ''},${f.trades ?? ''},${f.takerBuyVolume ?? ''},${f.takerBuyQuoteVolume ?? ''}\n`;
+const CANDLE_TYPES: readonly ColumnType[] = ['int4', 'text', 'timestamptz', 'numeric', 'numeric', 'numeric', 'numeric', 'numeric', 'bool', 'numeric', 'int8', 'numeric', 'numeric'];
+
+/** The fields after `volume`: `derived` and the trade flow (NULL where not given). */
+function writeTail(out: BinaryRows, f: TradeFlow, derived: boolean): void {
+  out.bool(derived);
+  optional(out, f.quoteVolume);
+  if (f.trades === undefined) out.null();
+  else out.int8(f.trades);
+  optional(out, f.takerBuyVolume);
+  optional(out, f.takerBuyQuoteVolume);
+}
+
+function optional(out: BinaryRows, decimal: string | undefined): void {
+  if (decimal === undefined) out.null();
+  else out.decimalText(decimal);
+}
 const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
@@ -142,13 +159,13 @@ export class CandlesRepository {
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
     const { fromMs, toMs } = await timeSpanOf(batches);
     await this.partitions.ensure([{ table: 'candles', timeframe, fromMs, toMs }]);
-    await this.writeText(seriesId, timeframe, { fromMs, toMs }, async function* (frame) {
-      const out = new AsciiText(64 * 1024);
+    await this.writeRows(seriesId, timeframe, { fromMs, toMs }, async function* (frame) {
+      const out = new BinaryRows(64 * 1024);
       for await (const batch of batches()) {
         for (const r of batch) {
-          out.ascii(frame.prefix);
+          frame.begin(out);
           writeCandle(out, r);
-          out.ascii(tail(r));
+          writeTail(out, r, false);
         }
         if (out.length > 0) yield out.take();
       }
@@ -156,20 +173,20 @@ export class CandlesRepository {
   }
 
   /**
-   * The same from rows already in COPY text: each row of `text` is `frame.prefix`, then
+   * The same from rows already in binary COPY form: each row of `rows` is `frame.begin`, then
    * `time,open,high,low,close,volume` as `writeCandle` writes a validated row, then
-   * `frame.suffix` (the import writes it straight from the file's bytes). `text` may be
+   * `frame.end` (the import writes it straight from the file's bytes). `rows` may be
    * called twice, like `batches` above. The rows' span is given (the import scans its file
-   * for it first): their partitions are created before the text is read.
+   * for it first): their partitions are created before the rows are read.
    */
-  async upsertText(
+  async upsertRows(
     seriesId: number,
     timeframe: CandleTimeframe,
     span: { fromMs: number; toMs: number },
-    text: (frame: CandleLineFrame) => AsyncIterable<string>,
+    rows: (frame: CandleRowFrame) => AsyncIterable<Buffer>,
   ): Promise<void> {
     await this.partitions.ensure([{ table: 'candles', timeframe, ...span }]);
-    await this.writeText(seriesId, timeframe, span, text);
+    await this.writeRows(seriesId, timeframe, span, rows);
   }
 
   /**
@@ -182,18 +199,17 @@ export class CandlesRepository {
     if (n === 0) return;
     const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
     await this.partitions.ensure([{ table: 'candles', timeframe: bars.timeframe, ...span }]);
-    await this.writeText(
+    await this.writeRows(
       seriesId,
       bars.timeframe,
       span,
       async function* (frame) {
-        const out = new AsciiText(COPY_CHUNK_BYTES + 4096);
+        const out = new BinaryRows(COPY_CHUNK_BYTES + 4096);
         for (let i = 0; i < n; i++) {
-          out.ascii(frame.prefix);
-          out.isoTime(bars.time(i));
-          out.byte(44);
-          out.ascii(bars.text(i));
-          out.ascii(frame.suffix);
+          frame.begin(out);
+          out.timestamptz(bars.time(i));
+          bars.write(i, out);
+          frame.end(out);
           if (out.length >= COPY_CHUNK_BYTES) yield out.take();
         }
         if (out.length > 0) yield out.take();
@@ -208,17 +224,24 @@ export class CandlesRepository {
     return r.empty;
   }
 
-  private async writeText(
+  private async writeRows(
     seriesId: number,
     timeframe: CandleTimeframe,
     span: { fromMs: number; toMs: number },
-    text: (frame: CandleLineFrame) => AsyncIterable<string>,
+    rows: (frame: CandleRowFrame) => AsyncIterable<Buffer>,
     derived = false,
   ): Promise<void> {
-    // Imports carry no trade flow: it is written as NULL.
-    const frame = { prefix: `${seriesId},${timeframe},`, suffix: tail({}, derived) };
+    const frame: CandleRowFrame = {
+      begin(out) {
+        out.row(CANDLE_COLUMNS.length);
+        out.int4(seriesId);
+        out.ascii(timeframe);
+      },
+      // Imports carry no trade flow: it is written as NULL (a row with its flow writes its own tail).
+      end: (out) => writeTail(out, {}, derived),
+    };
     const target = await this.partitions.bulkTarget('candles', timeframe);
-    await bulkUpsert(this.db, { ...target, columns: CANDLE_COLUMNS, key: CANDLE_KEY }, () => text(frame), { parts: IMPORT_PARTS });
+    await bulkUpsert(this.db, { ...target, columns: CANDLE_COLUMNS, key: CANDLE_KEY, types: CANDLE_TYPES }, () => rows(frame), { parts: IMPORT_PARTS });
     await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);
   }
 

@@ -39,13 +39,18 @@ export interface QueryOptions {
 /** A row of a `textRows` query. */
 export type TextRow = Array<string | null>;
 
+export type CopyFormat = 'csv' | 'binary';
+
 /** One connection's worth of SQL. int8 comes back as number, numeric as string. */
 export interface SqlSession {
   query<R extends object = Row>(text: string, params?: unknown[], opts?: QueryOptions): Promise<R[]>;
   /** Run a script of several statements (no parameters, no result). */
   exec(script: string): Promise<void>;
-  /** COPY rows in CSV form (chunks of complete lines, no header) into `table(columns)`. */
-  copyFrom(table: string, columns: readonly string[], csvChunks: AsyncIterable<string>): Promise<void>;
+  /**
+   * COPY rows into `table(columns)`: CSV text (chunks of complete lines, no header), or binary
+   * rows (chunks of whole rows, BinaryRows; the header and trailer are added here).
+   */
+  copyFrom(table: string, columns: readonly string[], chunks: AsyncIterable<string | Buffer>, format?: CopyFormat): Promise<void>;
 }
 
 export interface Database extends SqlSession {

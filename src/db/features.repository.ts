@@ -3,7 +3,7 @@
  * API, the technical rows the feature precompute writes at COPY speed, and the funding/premium
  * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
-import { AsciiText } from '../domain/ascii-text';
+import { BinaryRows, type ColumnType } from '../domain/binary-rows';
 import type { FeatureRow } from '../domain/market';
 import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
 import type { FeatureTimeframe } from '../domain/timeframe';
@@ -15,9 +15,7 @@ import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
-
-const COMMA = 44;
-const NEWLINE = 10;
+const FEATURE_TYPES: readonly ColumnType[] = ['int4', 'text', 'timestamptz', ...TECHNICAL_FEATURES.map((): ColumnType => 'numeric')];
 
 const FRESHNESS_SQL = `
   SELECT t.timeframe,
@@ -88,18 +86,15 @@ export class FeaturesRepository {
     firstIndex: number,
   ): Promise<number> {
     const columns = TECHNICAL_FEATURES.map((f) => values[f]);
-    const prefix = `${seriesId},${timeframe},`;
-    async function* lines(): AsyncGenerator<string> {
-      const out = new AsciiText(COPY_CHUNK_BYTES + 4096);
+    async function* rows(): AsyncGenerator<Buffer> {
+      const out = new BinaryRows(COPY_CHUNK_BYTES + 4096);
       for (let i = firstIndex; i < times.length; i++) {
-        out.ascii(prefix);
-        out.isoTime(times[i]);
-        // 6 decimals, half away from zero on the double's exact value; nothing (NULL) when not computable.
-        for (const col of columns) {
-          out.byte(COMMA);
-          out.fixed(col[i], 6);
-        }
-        out.byte(NEWLINE);
+        out.row(FEATURE_COLUMNS.length);
+        out.int4(seriesId);
+        out.ascii(timeframe);
+        out.timestamptz(times[i]);
+        // 6 decimals, half away from zero on the double's exact value; NULL when not computable.
+        for (const col of columns) out.fixed(col[i], 6);
         if (out.length >= COPY_CHUNK_BYTES) yield out.take();
       }
       if (out.length > 0) yield out.take();
@@ -117,7 +112,7 @@ export class FeaturesRepository {
         new Date(times[times.length - 1]),
       ]);
     const target = await this.partitions.bulkTarget('features', timeframe);
-    await bulkUpsert(this.db, { ...target, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'] }, lines, { clear });
+    await bulkUpsert(this.db, { ...target, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'], types: FEATURE_TYPES }, rows, { clear });
     await moveWatermarks(this.db, [seriesId], timeframe, times[firstIndex], times[times.length - 1]);
     return times.length - firstIndex;
   }

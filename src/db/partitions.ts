@@ -83,8 +83,8 @@ export interface PartitionInfo {
 /** Where a bulk write of one timeframe goes (bulkUpsert's `table` and `leafOf`). */
 export interface BulkTarget {
   table: string;
-  /** The leaf partition of a row, from its time as COPY text; absent when the engine keeps its own partitions. */
-  leafOf?: (time: string) => string | null;
+  /** The leaf partition of a row, from its time (Unix ms); absent when the engine keeps its own partitions. */
+  leafOf?: (timeMs: number) => string;
 }
 
 /** What a writer's repositories ask of the partitions: those of the spans they are about to write. */
@@ -105,15 +105,11 @@ export const READ_ONLY: PartitionGuard = {
 };
 
 /**
- * The leaf of `table`'s `timeframe` holding a row whose time is written `YYYY-MM-DDT…Z` (as
- * AsciiText writes it; UTC, so its date is the partition's); null for any other form. A leaf
- * that retention detached is only ever one whose rows retention removes anyway.
+ * The leaf of `table`'s `timeframe` holding a row of time `timeMs`. A leaf that retention
+ * detached is only ever one whose rows retention removes anyway.
  */
-export function leafOf(table: PartitionedTable, timeframe: FeatureTimeframe): (time: string) => string | null {
-  return (t) => {
-    if (t.length < 20 || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(t.length - 1) !== 90) return null;
-    return partitionName(table, timeframe, periodStart(timeframe, Date.UTC(Number(t.slice(0, 4)), Number(t.slice(5, 7)) - 1, 1)));
-  };
+export function leafOf(table: PartitionedTable, timeframe: FeatureTimeframe): (timeMs: number) => string {
+  return (ms) => partitionName(table, timeframe, periodStart(timeframe, ms));
 }
 
 const NAME = /^(candles|features|derivatives)_(1m|5m|15m|1h|4h|1d|funding)_(\d{4})(?:_(\d{2}))?$/;

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../domain/binary-rows';
 import type { QueryOptions, SqlSession } from './database';
 import { mapUnavailable } from './unavailable';
 
@@ -78,6 +79,13 @@ function statementName(text: string, opts: QueryOptions): string | undefined {
   return name;
 }
 
+/** Binary COPY rows between the format's header and trailer. */
+export async function* framed(rows: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  yield COPY_BINARY_HEADER;
+  yield* rows;
+  yield COPY_BINARY_TRAILER;
+}
+
 /** SQL on a dedicated connection (session or transaction): no timeout of its own. */
 export function sessionOf(client: pg.PoolClient): SqlSession {
   return {
@@ -88,9 +96,9 @@ export function sessionOf(client: pg.PoolClient): SqlSession {
     async exec(script) {
       await client.query(script).catch(mapUnavailable);
     },
-    async copyFrom(table, columns, csvChunks) {
-      const sql = `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT csv)`;
-      await pipeline(Readable.from(csvChunks), client.query(copyFromStream(sql)));
+    async copyFrom(table, columns, chunks, format = 'csv') {
+      const sql = `COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FORMAT ${format})`;
+      await pipeline(Readable.from(format === 'binary' ? framed(chunks as AsyncIterable<Buffer>) : chunks), client.query(copyFromStream(sql)));
     },
   };
 }

@@ -9,6 +9,7 @@ import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
 import { PgliteTextRows } from './pglite-text-rows';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../domain/binary-rows';
 
 const parsers = { [types.INT8]: (v: string) => Number(v) };
 
@@ -26,17 +27,18 @@ function sessionOf(q: PGlite | Transaction, textRows: PgliteTextRows, inTransact
     async exec(script) {
       await q.exec(script);
     },
-    async copyFrom(table, columns, csvChunks) {
-      const sql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT csv)`;
-      let buf: string[] = [];
+    async copyFrom(table, columns, chunks, format = 'csv') {
+      const sql = `COPY ${table} (${columns.join(', ')}) FROM '/dev/blob' WITH (FORMAT ${format})`;
+      let buf: Array<string | Buffer> = [];
       let size = 0;
       const flush = async () => {
         if (size === 0) return;
-        await q.query(sql, [], { blob: new Blob([buf.join('')]) });
+        const blob = format === 'binary' ? [COPY_BINARY_HEADER, ...(buf as Buffer[]), COPY_BINARY_TRAILER] : [(buf as string[]).join('')];
+        await q.query(sql, [], { blob: new Blob(blob) });
         buf = [];
         size = 0;
       };
-      for await (const chunk of csvChunks) {
+      for await (const chunk of chunks) {
         buf.push(chunk);
         size += chunk.length;
         if (size >= COPY_CHUNK_BYTES) await flush();

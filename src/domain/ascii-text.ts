@@ -127,16 +127,11 @@ export class AsciiText {
   fixed(v: number | null, places: number): void {
     if (v === null || !Number.isFinite(v)) return;
     const neg = v < 0;
-    const x = (neg ? -v : v) * POW10[places];
-    const floor = Math.floor(x);
-    const frac = x - floor;
-    // |x - v x 10^places| <= half an ulp of x, well within x * 2^-52.
-    const slack = x * TWO_POW_M52;
-    if (!(x < TWO_POW_52) || Math.abs(frac - 0.5) <= slack) {
+    const r = roundScaled(neg ? -v : v, places);
+    if (r < 0) {
       this.ascii(formatFloat(v, places)!);
       return;
     }
-    const r = frac > 0.5 ? floor + 1 : floor;
     const scale = POW10[places];
     let whole = Math.floor(r / scale);
     let part = r - whole * scale;
@@ -164,6 +159,20 @@ export class AsciiText {
     }
     this.length = at;
   }
+}
+
+/**
+ * |v| x 10^places rounded half away from zero on the double's exact value (`x` = |v|, places at
+ * most 8), or -1 when the product lies within rounding distance of a tie or beyond exact
+ * integers: formatFloat decides those.
+ */
+export function roundScaled(x: number, places: number): number {
+  const scaled = x * POW10[places];
+  const floor = Math.floor(scaled);
+  const frac = scaled - floor;
+  // |scaled - x * 10^places| <= half an ulp of scaled, well within scaled * 2^-52.
+  if (!(scaled < TWO_POW_52) || Math.abs(frac - 0.5) <= scaled * TWO_POW_M52) return -1;
+  return frac > 0.5 ? floor + 1 : floor;
 }
 
 function two(b: Buffer, at: number, n: number): number {

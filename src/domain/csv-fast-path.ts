@@ -3,10 +3,10 @@
  * milliseconds or `YYYY-MM-DDTHH:MM:SS[.fff]Z`, five plain decimals (`-?(0|[1-9]\d*)(\.\d+)?`),
  * nothing else. Any other line (another time form, an exponent, a leading zero, a quote, a space,
  * a row that breaks a rule of `parseCandleRow`) is left to the general parser, so this path never
- * rejects, and what it accepts it writes byte for byte as `parseCandleRow` then `writeCandle`
- * would (test/unit/csv-fast-path.test.ts checks both on generated lines).
+ * rejects, and what it accepts it writes (as binary COPY fields) byte for byte as `parseCandleRow`
+ * then `writeCandle` would (test/unit/csv-fast-path.test.ts checks both on generated lines).
  */
-import type { AsciiText } from './ascii-text';
+import type { BinaryRows } from './binary-rows';
 import type { CandleInput } from './csv-rows';
 
 const DAY_MS = 86_400_000;
@@ -18,10 +18,14 @@ const MINUS = 45;
 /** Per decimal field: start and end of the integer digits, start and end of the fraction without trailing zeros. */
 const at = new Int32Array(20);
 
-/** A validated candle as the general path writes it: `time,open,high,low,close,volume` (ISO time, canonical decimals). */
-export function writeCandle(out: AsciiText, row: CandleInput): void {
-  out.isoTime(row.time);
-  out.ascii(`,${row.open},${row.high},${row.low},${row.close},${row.volume}`);
+/** A validated candle as the general path writes it: the fields `time,open,high,low,close,volume` (canonical decimals). */
+export function writeCandle(out: BinaryRows, row: CandleInput): void {
+  out.timestamptz(row.time);
+  out.decimalText(row.open);
+  out.decimalText(row.high);
+  out.decimalText(row.low);
+  out.decimalText(row.close);
+  out.decimalText(row.volume);
 }
 
 /**
@@ -29,7 +33,7 @@ export function writeCandle(out: AsciiText, row: CandleInput): void {
  * common shape and pass every rule, the row is written to `out` as `writeCandle` writes it and
  * its time (ms) is returned; otherwise nothing is written and -1 is returned.
  */
-export function fastCandleLine(src: Uint8Array, start: number, end: number, periodMs: number, out: AsciiText): number {
+export function fastCandleLine(src: Uint8Array, start: number, end: number, periodMs: number, out: BinaryRows): number {
   let comma = start;
   while (comma < end && src[comma] !== COMMA) comma++;
   if (comma === end) return -1;
@@ -46,16 +50,8 @@ export function fastCandleLine(src: Uint8Array, start: number, end: number, peri
   if (isZero(src, 2)) return -1;
   if (compare(src, 1, 0) < 0 || compare(src, 1, 3) < 0) return -1;
   if (compare(src, 2, 0) > 0 || compare(src, 2, 3) > 0) return -1;
-  out.isoTime(ms);
-  for (let f = 0; f < 5; f++) {
-    const k = f * 4;
-    out.byte(COMMA);
-    out.copy(src, at[k], at[k + 1]);
-    if (at[k + 3] > at[k + 2]) {
-      out.byte(DOT);
-      out.copy(src, at[k + 2], at[k + 3]);
-    }
-  }
+  out.timestamptz(ms);
+  for (let k = 0; k < 20; k += 4) out.decimal(src, at[k], at[k + 1], at[k + 2], at[k + 3], false);
   return ms;
 }
 

@@ -5,6 +5,7 @@
  * largest scale of its rows). A series without candles before the import then gets its rollups
  * and features from these, instead of reading back what was just written.
  */
+import type { BinaryRows } from './binary-rows';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type CandleTimeframe } from './timeframe';
 
 /**
@@ -35,17 +36,6 @@ const MAX_SCALE = 22;
  * (candle-history.ts `numberIn`: the exact integer divided by the power of ten).
  */
 const doubleOf = (m: number, s: number) => (s > 0 ? m / POW10[s] : m);
-
-/** The decimal `m` x 10^-`s` as PostgreSQL renders a numeric of scale `s`. */
-export function decimalText(m: number, s: number): string {
-  const neg = m < 0;
-  let digits = String(neg ? -m : m);
-  if (s > 0) {
-    if (digits.length <= s) digits = '0'.repeat(s + 1 - digits.length) + digits;
-    digits = `${digits.slice(0, digits.length - s)}.${digits.slice(digits.length - s)}`;
-  }
-  return neg ? `-${digits}` : digits;
-}
 
 /**
  * A plain decimal's text (`-?\d+(\.\d+)?`) as mantissa and scale into `out[at]`, `out[at + 1]`;
@@ -261,12 +251,10 @@ export class RollupBars {
     return this.times.at(i);
   }
 
-  /** Bar `i`'s `open,high,low,close,volume` as ROLLUP_SQL stores them. */
-  text(i: number): string {
+  /** Bar `i`'s `open,high,low,close,volume` fields as ROLLUP_SQL stores them (each at its scale). */
+  write(i: number, out: BinaryRows): void {
     const v = this.values;
-    const k = i * 10;
-    const d = (c: number) => decimalText(v.at(k + 2 * c), v.at(k + 2 * c + 1));
-    return `${d(0)},${d(1)},${d(2)},${d(3)},${d(4)}`;
+    for (let k = i * 10; k < i * 10 + 10; k += 2) out.scaled(v.at(k), v.at(k + 1));
   }
 
   /** Its bars, in order, as rows of `into`: the coarser timeframes rolled from these, as ROLLUP_SQL rolls each from the next finer. */

@@ -7,10 +7,10 @@
  * same rows or names the problem.
  */
 import { stat } from 'node:fs/promises';
-import type { CandleLineFrame } from '../db/candles.repository';
+import type { CandleRowFrame } from '../db/candles.repository';
 import { isMissingPartition } from '../db/pg-errors';
 import type { Store } from '../db/store';
-import { AsciiText } from '../domain/ascii-text';
+import { BinaryRows } from '../domain/binary-rows';
 import { acceptedDecimals, candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
 import {
   CANDLE_HEADER,
@@ -43,11 +43,11 @@ export interface ImportResult {
 }
 
 /**
- * The candles of `file` as COPY text: each row `frame.prefix` + `time,open,high,low,close,volume` + `frame.suffix`;
- * each row also kept in `bars` when given.
+ * The candles of `file` as binary COPY rows: each row `frame.begin`, `time,open,high,low,close,volume`,
+ * `frame.end`; each row also kept in `bars` when given.
  */
-function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineFrame, track: Tracker, bars?: ImportedBars): AsyncGenerator<string> {
-  const out = new AsciiText();
+function candleRows(file: string, timeframe: CandleTimeframe, frame: CandleRowFrame, track: Tracker, bars?: ImportedBars): AsyncGenerator<Buffer> {
+  const out = new BinaryRows(1 << 20);
   const period = TIMEFRAME_MS[timeframe];
   const values = new Float64Array(10);
   return dataLines(
@@ -55,7 +55,7 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
     CANDLE_HEADER,
     track,
     (block, start, end) => {
-      out.ascii(frame.prefix);
+      frame.begin(out);
       let time = fastCandleLine(block, start, end, period, out);
       if (time < 0) {
         const row = parseCandleRow(splitCsvLine(lineText(block, start, end)), timeframe);
@@ -66,7 +66,7 @@ function candleText(file: string, timeframe: CandleTimeframe, frame: CandleLineF
         if (acceptedDecimals(block, values)) bars.add(time, values);
         else bars.drop();
       }
-      out.ascii(frame.suffix);
+      frame.end(out);
       count(track, time);
     },
     () => (out.length > 0 ? out.take() : null),
@@ -184,7 +184,7 @@ export class ImportService {
         const id = await tx.series.ensure({ exchange, symbol: market.symbol });
         // A first import keeps its rows: nothing stored can share their buckets.
         bars = (await tx.candles.isEmpty(id)) ? new ImportedBars(timeframe) : undefined;
-        await tx.candles.upsertText(id, timeframe, span, (frame) => candleText(file, timeframe, frame, track, bars));
+        await tx.candles.upsertRows(id, timeframe, span, (frame) => candleRows(file, timeframe, frame, track, bars));
         return id;
       });
     const fullSpan = async () => (await candleSpan(file, timeframe)) ?? { fromMs: 0, toMs: -1 };

@@ -7,6 +7,7 @@
  * a line is out of its leaf's order or its leaf is missing.
  */
 import { bulkUpsert } from '../../src/db/bulk-upsert';
+import { BinaryRows, type ColumnType } from '../../src/domain/binary-rows';
 import type { SqlSession } from '../../src/db/database';
 import { leafOf } from '../../src/db/partitions';
 import { isMissingPartition } from '../../src/db/pg-errors';
@@ -41,9 +42,9 @@ function counting(tx: SqlSession, copies: string[]): SqlSession {
   return {
     query: (text, params, opts) => tx.query(text, params, opts),
     exec: (script) => tx.exec(script),
-    copyFrom: (table, columns, chunks) => {
+    copyFrom: (table, columns, chunks, format) => {
       copies.push(table);
-      return tx.copyFrom(table, columns, chunks);
+      return tx.copyFrom(table, columns, chunks, format);
     },
   };
 }
@@ -94,7 +95,7 @@ describe.each(databaseCases())('bulkUpsert in parts on $name', (kase) => {
   });
 });
 
-describe.each(databaseCases())('bulkUpsert into leaf partitions on $name', (kase) => {
+describe.each(databaseCases().flatMap((kase) => (['csv', 'binary'] as const).map((format) => ({ ...kase, format }))))('bulkUpsert into leaf partitions on $name, $format rows', (kase) => {
   const services = useServices(kase);
   const MINUTE = 60_000;
   const SPEC_1M = {
@@ -102,6 +103,7 @@ describe.each(databaseCases())('bulkUpsert into leaf partitions on $name', (kase
     leafOf: leafOf('candles', '1m'),
     columns: ['series_id', 'timeframe', 'time', 'open', 'high', 'low', 'close', 'volume'],
     key: ['series_id', 'timeframe', 'time'],
+    ...(kase.format === 'binary' ? { types: ['int4', 'text', 'timestamptz', 'numeric', 'numeric', 'numeric', 'numeric', 'numeric'] as ColumnType[] } : {}),
   };
   let seriesId: number;
 
@@ -111,13 +113,22 @@ describe.each(databaseCases())('bulkUpsert into leaf partitions on $name', (kase
     await services().store.partitions.ensure([{ timeframe: '1m', fromMs: T0, toMs: Date.UTC(2024, 2, 31) }]);
   });
 
-  /** Candle lines at `minutes` after `from`, 500 to a chunk; close = minute + shift. */
+  /** Candle rows at `minutes` after `from`, 500 to a chunk, as CSV lines or binary rows; close = minute + shift. */
   function candles(from: number, minutes: number[], shift: number) {
-    return async function* (): AsyncGenerator<string> {
+    return async function* (): AsyncGenerator<string | Buffer> {
       for (let i = 0; i < minutes.length; i += 500) {
         let chunk = '';
-        for (const m of minutes.slice(i, i + 500)) chunk += `${seriesId},1m,${new Date(from + m * MINUTE).toISOString()},1,${m + shift + 1},0.5,${m + shift},1\n`;
-        yield chunk;
+        const out = new BinaryRows();
+        for (const m of minutes.slice(i, i + 500)) {
+          const time = from + m * MINUTE;
+          chunk += `${seriesId},1m,${new Date(time).toISOString()},1,${m + shift + 1},0.5,${m + shift},1\n`;
+          out.row(8);
+          out.int4(seriesId);
+          out.ascii('1m');
+          out.timestamptz(time);
+          for (const v of ['1', String(m + shift + 1), '0.5', String(m + shift), '1']) out.decimalText(v);
+        }
+        yield kase.format === 'binary' ? out.take() : chunk;
       }
     };
   }

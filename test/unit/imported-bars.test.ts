@@ -1,5 +1,6 @@
 /** ImportedBars: the rollups a first import folds in memory, valued as ROLLUP_SQL stores them. */
-import { ImportedBars, decimalText, parseDecimal } from '../../src/domain/imported-bars';
+import { BinaryRows, rowsAsText } from '../../src/domain/binary-rows';
+import { ImportedBars, parseDecimal, type RollupBars } from '../../src/domain/imported-bars';
 
 const MINUTE = 60_000;
 
@@ -9,14 +10,15 @@ function values(...texts: string[]): Float64Array {
   return out;
 }
 
-describe('imported bars', () => {
-  it('when a decimal is rendered, then it reads as PostgreSQL renders a numeric of that scale', () => {
-    expect(decimalText(40, 1)).toBe('4.0');
-    expect(decimalText(5, 3)).toBe('0.005');
-    expect(decimalText(-12, 1)).toBe('-1.2');
-    expect(decimalText(7, 0)).toBe('7');
-  });
+/** Bar `i`'s five fields as the text of the numerics written. */
+function barText(bars: RollupBars, i: number): string {
+  const out = new BinaryRows(64);
+  out.row(5);
+  bars.write(i, out);
+  return rowsAsText(out.take(), ['numeric', 'numeric', 'numeric', 'numeric', 'numeric'])[0].join(',');
+}
 
+describe('imported bars', () => {
   it('when a text is not a plain decimal of exact digits, then it is not parsed', () => {
     const out = new Float64Array(2);
     expect(parseDecimal('0.50', out, 0)).toBe(true);
@@ -35,7 +37,7 @@ describe('imported bars', () => {
     const fiveMinutes = kept.rollups.find((r) => r.timeframe === '5m')!;
     expect(fiveMinutes.length).toBe(1);
     expect(fiveMinutes.time(0)).toBe(0);
-    expect(fiveMinutes.text(0)).toBe('10,12,8.5,10.5,4.00');
+    expect(barText(fiveMinutes, 0)).toBe('10,12,8.5,10.5,4.00');
     expect(Array.from(kept.own.history(null, 0, 10).close)).toEqual([11, 10, 10.5, 10.5]);
     expect(Array.from(fiveMinutes.history().history(null, 0, 10).volume)).toEqual([4]);
     expect(kept.rollups.find((r) => r.timeframe === '1d')!.length).toBe(0);
