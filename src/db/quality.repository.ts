@@ -1,7 +1,6 @@
 /** Stored Data Quality Scores: one record per series and timeframe, replaced by each run of the job. */
 import type { StoredQuality } from '../domain/quality';
 import type { CandleTimeframe } from '../domain/timeframe';
-import type { PrismaClient } from './generated/prisma/client';
 import type { QueryOptions, SqlSession } from './database';
 import { sqlEpochMs } from './sql';
 
@@ -20,28 +19,25 @@ interface QualityRow {
 }
 
 export class QualityRepository {
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly db: SqlSession,
-  ) {}
+  constructor(private readonly db: SqlSession) {}
 
+  /**
+   * SQL rather than Prisma: a Prisma query's first run compiles its plan (in WebAssembly), a
+   * cost every short-lived `mds` command paid again for its one quality run.
+   */
   async save(seriesId: number, q: StoredQuality): Promise<void> {
-    const data = {
-      computedAt: new Date(q.computedAt),
-      dqs: q.dqs,
-      gapRateScore: q.gapRate,
-      anomalyScore: q.anomaly,
-      consistencyScore: q.consistency,
-      freshnessScore: q.freshness,
-      expectedCandles: q.expected,
-      presentCandles: q.present,
-      missingIntervals: q.missing,
-    };
-    await this.prisma.qualityRecord.upsert({
-      where: { seriesId_timeframe: { seriesId, timeframe: q.timeframe } },
-      create: { seriesId, timeframe: q.timeframe, ...data },
-      update: data,
-    });
+    await this.db.query(
+      `INSERT INTO quality (series_id, timeframe, computed_at, dqs, gap_rate_score, anomaly_score, consistency_score,
+                            freshness_score, expected_candles, present_candles, missing_intervals)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)
+       ON CONFLICT (series_id, timeframe) DO UPDATE SET
+         computed_at = EXCLUDED.computed_at, dqs = EXCLUDED.dqs, gap_rate_score = EXCLUDED.gap_rate_score,
+         anomaly_score = EXCLUDED.anomaly_score, consistency_score = EXCLUDED.consistency_score,
+         freshness_score = EXCLUDED.freshness_score, expected_candles = EXCLUDED.expected_candles,
+         present_candles = EXCLUDED.present_candles, missing_intervals = EXCLUDED.missing_intervals`,
+      [seriesId, q.timeframe, new Date(q.computedAt), q.dqs, q.gapRate, q.anomaly, q.consistency, q.freshness, q.expected, q.present, JSON.stringify(q.missing)],
+      { prepare: true },
+    );
   }
 
   /**

@@ -70,7 +70,7 @@ export class Store implements RoutedRepositories {
     this.features = new FeaturesRepository(db, this.partitions.on(db), engine);
     this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
     this.multiAsset = new MultiAssetRepository(db, engine);
-    this.quality = new QualityRepository(db.prisma, db);
+    this.quality = new QualityRepository(db);
     this.keys = new KeysRepository(db.prisma);
     this.locks = new Locks(db);
     this.ingest = new IngestRepository(db);
@@ -86,7 +86,7 @@ export class Store implements RoutedRepositories {
       features: new FeaturesRepository(s, undefined, this.engine),
       derivatives: new DerivativesRepository(s),
       multiAsset: new MultiAssetRepository(s, this.engine),
-      quality: new QualityRepository(this.db.prisma, s),
+      quality: new QualityRepository(s),
       ingest: new IngestRepository(s),
       watermarks: new WatermarksRepository(s),
     };
