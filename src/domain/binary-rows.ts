@@ -22,11 +22,34 @@ const TWO_POW_32 = 2 ** 32;
 const NUMERIC_NEG = 0x4000;
 const ZERO = 48;
 
+/** Big-endian stores by hand: Buffer's writeInt*BE validate every value, a cost per field on millions of rows. */
+function put16(b: Uint8Array, at: number, v: number): number {
+  b[at] = v >>> 8;
+  b[at + 1] = v;
+  return at + 2;
+}
+
+function put32(b: Uint8Array, at: number, v: number): number {
+  b[at] = v >>> 24;
+  b[at + 1] = v >>> 16;
+  b[at + 2] = v >>> 8;
+  b[at + 3] = v;
+  return at + 4;
+}
+
+function get32(b: Uint8Array, at: number): number {
+  return (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3];
+}
+
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
 export class BinaryRows {
   bytes: Buffer;
   length = 0;
-  /** Digits of a scaled integer, right-aligned. */
+  /** Digits of a scaled integer, right-aligned (scales beyond exact group arithmetic). */
   private readonly digits = new Uint8Array(48);
+  /** Base-10,000 groups of a numeric, most significant first. */
+  private readonly groups = new Int32Array(16);
 
   constructor(capacity = 1 << 16) {
     this.bytes = Buffer.allocUnsafe(capacity);
@@ -50,36 +73,38 @@ export class BinaryRows {
   /** A row of `fields` fields starts. */
   row(fields: number): void {
     this.room(2);
-    this.length = this.bytes.writeInt16BE(fields, this.length);
+    this.length = put16(this.bytes, this.length, fields);
   }
 
   null(): void {
     this.room(4);
-    this.length = this.bytes.writeInt32BE(-1, this.length);
+    this.length = put32(this.bytes, this.length, -1);
   }
 
   int4(v: number): void {
     this.room(8);
-    this.length = this.bytes.writeInt32BE(v, this.bytes.writeInt32BE(4, this.length));
+    this.length = put32(this.bytes, put32(this.bytes, this.length, 4), v);
   }
 
   /** An int8 from its integer digits (a trade count). */
   int8(digits: string): void {
     this.room(12);
-    this.length = this.bytes.writeBigInt64BE(BigInt(digits), this.bytes.writeInt32BE(8, this.length));
+    this.length = this.bytes.writeBigInt64BE(BigInt(digits), put32(this.bytes, this.length, 8));
   }
 
   bool(v: boolean): void {
     this.room(5);
-    this.length = this.bytes.writeInt32BE(1, this.length);
+    this.length = put32(this.bytes, this.length, 1);
     this.bytes[this.length++] = v ? 1 : 0;
   }
 
   /** A text field of ASCII characters (a code). */
   ascii(s: string): void {
     this.room(4 + s.length);
-    const at = this.bytes.writeInt32BE(s.length, this.length);
-    this.length = at + this.bytes.write(s, at, 'latin1');
+    const b = this.bytes;
+    let at = put32(b, this.length, s.length);
+    for (let i = 0; i < s.length; i++) b[at++] = s.charCodeAt(i);
+    this.length = at;
   }
 
   /** An instant (Unix ms) as timestamptz: microseconds since 2000-01-01, exactly, in two 32-bit halves. */
@@ -89,9 +114,9 @@ export class BinaryRows {
     const lowUs = (d - dh * TWO_POW_32) * 1000; // below 2^42: exact
     const carry = Math.floor(lowUs / TWO_POW_32);
     this.room(12);
-    let at = this.bytes.writeInt32BE(8, this.length);
-    at = this.bytes.writeInt32BE(dh * 1000 + carry, at);
-    this.length = this.bytes.writeUInt32BE(lowUs - carry * TWO_POW_32, at);
+    const b = this.bytes;
+    const at = put32(b, this.length, 8);
+    this.length = put32(b, put32(b, at, dh * 1000 + carry), lowUs - carry * TWO_POW_32);
   }
 
   /**
@@ -107,30 +132,81 @@ export class BinaryRows {
     const n = ig + fg;
     this.room(12 + 2 * n);
     const b = this.bytes;
-    let at = b.writeInt32BE(8 + 2 * n, this.length);
-    at = b.writeInt16BE(n, at);
-    at = b.writeInt16BE(ig - 1, at);
-    at = b.writeUInt16BE(neg ? NUMERIC_NEG : 0, at);
-    at = b.writeInt16BE(fl, at);
+    let at = this.header(n, ig - 1, neg, fl);
     let i = intStart;
     for (let g = 0; g < ig; g++) {
       let v = 0;
       for (let k = g === 0 ? il - 4 * (ig - 1) : 4; k > 0; k--) v = v * 10 + src[i++] - ZERO;
-      at = b.writeInt16BE(v, at);
+      at = put16(b, at, v);
     }
     i = fracStart;
     for (let g = 0; g < fg; g++) {
       let v = 0;
       for (let k = 0; k < 4; k++) v = v * 10 + (i < fracEnd ? src[i++] - ZERO : 0);
-      at = b.writeInt16BE(v, at);
+      at = put16(b, at, v);
     }
     this.length = at;
+  }
+
+  /** The field's length and a numeric's header; returns where its digit groups go. */
+  private header(n: number, weight: number, neg: boolean, dscale: number): number {
+    const b = this.bytes;
+    let at = put32(b, this.length, 8 + 2 * n);
+    at = put16(b, at, n);
+    at = put16(b, at, weight);
+    at = put16(b, at, neg ? NUMERIC_NEG : 0);
+    return put16(b, at, dscale);
   }
 
   /** The numeric `m` x 10^-`scale` (an integer `m` of at most 2^53), of that scale. */
   scaled(m: number, scale: number): void {
     const neg = m < 0;
-    let x = neg ? -m : m;
+    const x = neg ? -m : m;
+    const padded = (scale + 3) & ~3;
+    if (padded > 12) return this.scaledDigits(x, scale, neg && m !== 0);
+    // Exact integer arithmetic (floor of a quotient, corrected; `%` on doubles is slow): the
+    // fraction (below 10^scale) padded to whole groups stays under 2^53.
+    const p = POW10[scale];
+    let whole = Math.floor(x / p);
+    let frac = x - whole * p;
+    if (frac < 0) {
+      whole -= 1;
+      frac += p;
+    } else if (frac >= p) {
+      whole += 1;
+      frac -= p;
+    }
+    let f = frac * POW10[padded - scale];
+    const fg = padded >> 2;
+    const g = this.groups;
+    for (let k = fg - 1; k >= 0; k--) {
+      const q = Math.floor(f / 10_000);
+      g[k + 4] = f - q * 10_000;
+      f = q;
+    }
+    // Integer groups, least significant first, into g[3], g[2], ...: at most 4 below 2^53.
+    let ig = 0;
+    while (whole > 0) {
+      let q = Math.floor(whole / 10_000);
+      let v = whole - q * 10_000;
+      // Near 2^53 the quotient may round to the next integer.
+      if (v < 0) {
+        q -= 1;
+        v += 10_000;
+      }
+      g[3 - ig++] = v;
+      whole = q;
+    }
+    const n = ig + fg;
+    this.room(12 + 2 * n);
+    let at = this.header(n, ig - 1, neg && m !== 0, scale);
+    const b = this.bytes;
+    for (let k = 4 - ig; k < 4 + fg; k++) at = put16(b, at, g[k]);
+    this.length = at;
+  }
+
+  /** `scaled` by way of its decimal digits: scales whose padded fraction would pass exact integers. */
+  private scaledDigits(x: number, scale: number, neg: boolean): void {
     const d = this.digits;
     let k = d.length;
     do {
@@ -138,7 +214,7 @@ export class BinaryRows {
       d[--k] = ZERO + digit;
       x = (x - digit) / 10;
     } while (x > 0 || d.length - k <= scale);
-    this.decimal(d, k, d.length - scale, d.length - scale, d.length, neg && m !== 0);
+    this.decimal(d, k, d.length - scale, d.length - scale, d.length, neg);
   }
 
   /** A plain decimal's text (`-?\d+(\.\d+)?`, as parseDecimal writes it). */
@@ -161,12 +237,12 @@ export class BinaryRows {
 }
 
 /** The next row of `buf` at `at`: where each field starts (-1: NULL) and ends, and where the row ends. */
-function fieldsAt(buf: Uint8Array & { readInt16BE(o: number): number; readInt32BE(o: number): number }, at: number, starts: number[], ends: number[]): number {
-  const n = buf.readInt16BE(at);
+function fieldsAt(buf: Uint8Array, at: number, starts: number[], ends: number[]): number {
+  const n = (buf[at] << 8) | buf[at + 1];
   at += 2;
   starts.length = ends.length = n;
   for (let f = 0; f < n; f++) {
-    const len = buf.readInt32BE(at);
+    const len = get32(buf, at);
     at += 4;
     starts[f] = len < 0 ? -1 : at;
     ends[f] = len < 0 ? -1 : at + len;
@@ -177,10 +253,10 @@ function fieldsAt(buf: Uint8Array & { readInt16BE(o: number): number; readInt32B
 
 /** Where the row of `buf` starting at `at` ends. */
 export function rowEnd(buf: Buffer, at: number): number {
-  const n = buf.readInt16BE(at);
+  const n = (buf[at] << 8) | buf[at + 1];
   at += 2;
   for (let f = 0; f < n; f++) {
-    const len = buf.readInt32BE(at);
+    const len = get32(buf, at);
     at += len > 0 ? 4 + len : 4;
   }
   return at;
@@ -190,7 +266,7 @@ export function rowEnd(buf: Buffer, at: number): number {
 export function rowTime(buf: Buffer, at: number, field: number): number {
   at += 2;
   for (let f = 0; f < field; f++) {
-    const len = buf.readInt32BE(at);
+    const len = get32(buf, at);
     at += len > 0 ? 4 + len : 4;
   }
   return timeOf(buf, at + 4);
