@@ -40,8 +40,8 @@ export interface BulkUpsertOptions {
    */
   clear?: () => Promise<unknown>;
   /**
-   * Send a large input as COPY statements of at most about `chars` of text each, in the same
-   * savepoint, reading the input up to `readAhead` of text ahead of the server, so that reading
+   * Send a large input as COPY statements of at most about `chars` of input each (characters
+   * or bytes), in the same savepoint, reading up to `readAhead` of it ahead of the server, so that reading
    * and validating it overlaps the server's work instead of waiting on it. For inputs that are
    * costly to produce (an imported file); without it, the input streams as it comes.
    */
@@ -169,20 +169,26 @@ async function* byLeaf(spec: BulkUpsertSpec, source: AsyncIterator<Chunk>, head:
   };
   for await (const { text } of whole(spec.table, source, head)) {
     const starts = rows.starts(text);
+    if (starts.length === 0) continue;
     const last = starts[starts.length - 1];
     let k = 0;
     while (k < starts.length) {
       const start = starts[k];
       const table = leafAt(text, start);
       if (leafAt(text, last) === table) {
-        yield { table, text: start === 0 ? text : text.slice(start) };
+        yield { table, text: start === 0 ? text : part(text, start, text.length) };
         break;
       }
       do k++;
       while (k < starts.length && leafAt(text, starts[k]) === table);
-      yield { table, text: text.slice(start, k < starts.length ? starts[k] : text.length) };
+      yield { table, text: part(text, start, k < starts.length ? starts[k] : text.length) };
     }
   }
+}
+
+/** Bytes or characters [start, end) of a chunk (a Buffer's as a view). */
+function part(chunk: Chunk, start: number, end: number): Chunk {
+  return typeof chunk === 'string' ? chunk.slice(start, end) : chunk.subarray(start, end);
 }
 
 /** How byLeaf reads a chunk: where its rows start, and a row's time (Unix ms; NaN: unreadable). */
