@@ -13,13 +13,12 @@ const INT32_MAX = 2 ** 31 - 1;
 const TWO_POW_M52 = 2 ** -52;
 const POW10 = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
 
-export class AsciiText {
+/** Bytes written into one buffer that grows as needed (AsciiText, BinaryRows). */
+export class ByteBuilder {
   bytes: Buffer;
   length = 0;
-  private day = NaN;
-  private readonly dayText = Buffer.alloc(11);
 
-  constructor(capacity = 1 << 20) {
+  constructor(capacity: number) {
     this.bytes = Buffer.allocUnsafe(capacity);
   }
 
@@ -29,6 +28,15 @@ export class AsciiText {
     const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + n));
     this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
+  }
+}
+
+export class AsciiText extends ByteBuilder {
+  private day = NaN;
+  private readonly dayText = Buffer.alloc(11);
+
+  constructor(capacity = 1 << 20) {
+    super(capacity);
   }
 
   /** The text so far as a string, and an empty buffer to go on with. */

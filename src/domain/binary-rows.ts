@@ -6,7 +6,7 @@
  * same digits and scale (so it renders the same), the same instant.
  */
 import { formatFloat } from './decimal';
-import { roundScaled } from './ascii-text';
+import { ByteBuilder, roundScaled } from './ascii-text';
 
 /** The types of the columns bulk writes fill, as their binary forms are written and read back. */
 export type ColumnType = 'int4' | 'int8' | 'bool' | 'text' | 'timestamptz' | 'numeric';
@@ -43,23 +43,14 @@ function get32(b: Uint8Array, at: number): number {
 
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
-export class BinaryRows {
-  bytes: Buffer;
-  length = 0;
+export class BinaryRows extends ByteBuilder {
   /** Digits of a scaled integer, right-aligned (scales beyond exact group arithmetic). */
   private readonly digits = new Uint8Array(48);
   /** Base-10,000 groups of a numeric, most significant first. */
   private readonly groups = new Int32Array(16);
 
   constructor(capacity = 1 << 16) {
-    this.bytes = Buffer.allocUnsafe(capacity);
-  }
-
-  room(n: number): void {
-    if (this.length + n <= this.bytes.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + n));
-    this.bytes.copy(grown, 0, 0, this.length);
-    this.bytes = grown;
+    super(capacity);
   }
 
   /** The rows so far, and an empty buffer of the same size to go on with (what is taken is the caller's). */
