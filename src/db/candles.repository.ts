@@ -61,7 +61,7 @@ const CANDLE_COLUMNS = [
   'taker_buy_quote_volume',
 ] as const;
 
-/** The COPY text after a row's candle values: imported (derived false), then its trade flow (empty: NULL). */
+/** The types of CANDLE_COLUMNS, as bulkUpsert reads the binary rows back for a small write. */
 const CANDLE_TYPES: readonly ColumnType[] = ['int4', 'text', 'timestamptz', 'numeric', 'numeric', 'numeric', 'numeric', 'numeric', 'bool', 'numeric', 'int8', 'numeric', 'numeric'];
 
 /** The fields after `volume`: `derived` and the trade flow (NULL where not given). */
@@ -80,7 +80,7 @@ function optional(out: BinaryRows, decimal: string | undefined): void {
 }
 const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
-/** COPY statements of about 8 MB (100,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
+/** COPY statements of about 8 MB (60,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
 const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
 
 export class CandlesRepository {

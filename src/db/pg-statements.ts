@@ -80,7 +80,7 @@ function statementName(text: string, opts: QueryOptions): string | undefined {
 }
 
 /** Binary COPY rows between the format's header and trailer. */
-export async function* framed(rows: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+async function* framed(rows: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   yield COPY_BINARY_HEADER;
   yield* rows;
   yield COPY_BINARY_TRAILER;
