@@ -285,6 +285,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     logger,
     clock,
     async close() {
+      await publisher.drain();
       await bus.close();
       await quotaStore.close();
       await tagCache.close();

@@ -29,7 +29,18 @@ export interface EventPublisherDeps {
 }
 
 export class EventPublisher {
+  /** Publications under way: the writers start them without waiting (`void`), close waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+
   constructor(private readonly deps: EventPublisherDeps) {}
+
+  /**
+   * Wait for the publications under way, those started meanwhile too: before the database and
+   * the bus close, or the last write's events would fail on a closed pool instead of going out.
+   */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
 
   /**
    * Candles of one series stored at `timeframe` with open times in [firstMs, lastMs], and the
@@ -121,11 +132,15 @@ export class EventPublisher {
     this.deps.onPublished?.(event);
   }
 
-  private async safely(fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      this.deps.onError(err);
-    }
+  private safely(fn: () => Promise<void>): Promise<void> {
+    const run = (async () => {
+      try {
+        await fn();
+      } catch (err) {
+        this.deps.onError(err);
+      }
+    })();
+    this.inFlight.add(run);
+    return run.finally(() => this.inFlight.delete(run));
   }
 }
