@@ -156,7 +156,8 @@ export class BinaryRows extends ByteBuilder {
     const padded = (scale + 3) & ~3;
     if (padded > 12) return this.scaledDigits(x, scale, neg && m !== 0);
     // Exact integer arithmetic (floor of a quotient, corrected; `%` on doubles is slow): the
-    // fraction (below 10^scale) padded to whole groups stays under 2^53.
+    // fraction (below 10^scale) padded to whole groups stays under 2^53. Written out, as in
+    // AsciiText.fixed: a shared helper is not inlined into this hot path and measured slower.
     const p = POW10[scale];
     let whole = Math.floor(x / p);
     let frac = x - whole * p;
