@@ -1,14 +1,15 @@
 /**
  * Candles: the hot page read (its SQL and the rendering of its rows in candle-pages.ts),
- * coverage, bulk upserts at COPY speed, rollups, the history the feature precompute computes on
- * (read by candle-history.ts), and the candle reads behind the quality score.
+ * coverage, bulk upserts at COPY speed (their binary rows laid out by candle-rows.ts), rollups,
+ * the history the feature precompute computes on (read by candle-history.ts), and the candle
+ * reads behind the quality score.
  *
  * Page reads take a list of series, so one statement serves one REST request or a whole
  * DataLoader batch of GraphQL fields.
  */
-import { BinaryRows, type ColumnType } from '../domain/binary-rows';
+import { BinaryRows } from '../domain/binary-rows';
 import { writeCandle } from '../domain/csv-fast-path';
-import type { CandleInput, TradeFlow } from '../domain/csv-rows';
+import type { CandleInput } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, JsonRows, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
@@ -16,6 +17,7 @@ import { COPY_CHUNK_BYTES, bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleOf, candleWithFlowOf, candlesJson } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
+import { CANDLE_LAYOUT, candleFrame, writeTail, type CandleRowFrame } from './candle-rows';
 import { COVERAGE_ONE_SQL, COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
 import type { DatabaseEngine } from './engine-layout';
 import type { SqlSession, TextRow } from './database';
@@ -28,14 +30,6 @@ export interface CoverageRow extends Coverage {
   seriesId: number;
 }
 
-/** What surrounds each row's `time,open,high,low,close,volume` fields in the binary rows of `upsertRows`. */
-export interface CandleRowFrame {
-  /** The row's start and its fields before `time`. */
-  begin(out: BinaryRows): void;
-  /** Its fields after `volume` (trade flow NULL). */
-  end(out: BinaryRows): void;
-}
-
 /** Recompute the timeframes coarser than `from` over the buckets covering [startMs, endMs]. */
 export interface RollupRange {
   seriesId: number;
@@ -44,41 +38,6 @@ export interface RollupRange {
   startMs: number;
   endMs: number;
 }
-
-const CANDLE_COLUMNS = [
-  'series_id',
-  'timeframe',
-  'time',
-  'open',
-  'high',
-  'low',
-  'close',
-  'volume',
-  'derived',
-  'quote_volume',
-  'trades',
-  'taker_buy_volume',
-  'taker_buy_quote_volume',
-] as const;
-
-/** The types of CANDLE_COLUMNS, as bulkUpsert reads the binary rows back for a small write. */
-const CANDLE_TYPES: readonly ColumnType[] = ['int4', 'text', 'timestamptz', 'numeric', 'numeric', 'numeric', 'numeric', 'numeric', 'bool', 'numeric', 'int8', 'numeric', 'numeric'];
-
-/** The fields after `volume`: `derived` and the trade flow (NULL where not given). */
-function writeTail(out: BinaryRows, f: TradeFlow, derived: boolean): void {
-  out.bool(derived);
-  optional(out, f.quoteVolume);
-  if (f.trades === undefined) out.null();
-  else out.int8(f.trades);
-  optional(out, f.takerBuyVolume);
-  optional(out, f.takerBuyQuoteVolume);
-}
-
-function optional(out: BinaryRows, decimal: string | undefined): void {
-  if (decimal === undefined) out.null();
-  else out.decimalText(decimal);
-}
-const CANDLE_KEY = ['series_id', 'timeframe', 'time'] as const;
 
 /** COPY statements of about 8 MB (60,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
 const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
@@ -231,17 +190,9 @@ export class CandlesRepository {
     rows: (frame: CandleRowFrame) => AsyncIterable<Buffer>,
     derived = false,
   ): Promise<void> {
-    const frame: CandleRowFrame = {
-      begin(out) {
-        out.row(CANDLE_COLUMNS.length);
-        out.int4(seriesId);
-        out.ascii(timeframe);
-      },
-      // Imports carry no trade flow: it is written as NULL (a row with its flow writes its own tail).
-      end: (out) => writeTail(out, {}, derived),
-    };
+    const frame = candleFrame(seriesId, timeframe, derived);
     const target = await this.partitions.bulkTarget('candles', timeframe);
-    await bulkUpsert(this.db, { ...target, columns: CANDLE_COLUMNS, key: CANDLE_KEY, types: CANDLE_TYPES }, () => rows(frame), { parts: IMPORT_PARTS });
+    await bulkUpsert(this.db, { ...target, ...CANDLE_LAYOUT }, () => rows(frame), { parts: IMPORT_PARTS });
     await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);
   }
 

@@ -7,7 +7,7 @@
  * same rows or names the problem.
  */
 import { stat } from 'node:fs/promises';
-import type { CandleRowFrame } from '../db/candles.repository';
+import type { CandleRowFrame } from '../db/candle-rows';
 import { isMissingPartition } from '../db/pg-errors';
 import type { Store } from '../db/store';
 import { BinaryRows } from '../domain/binary-rows';
