@@ -10,6 +10,7 @@ import type { Candle, MarketRef } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
+import { InFlight } from '../in-flight';
 import type { EventBus, MarketEvent } from './market-events';
 
 /**
@@ -30,7 +31,7 @@ export interface EventPublisherDeps {
 
 export class EventPublisher {
   /** Publications under way: the writers start them without waiting (`void`), close waits for them. */
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
 
   constructor(private readonly deps: EventPublisherDeps) {}
 
@@ -38,8 +39,8 @@ export class EventPublisher {
    * Wait for the publications under way, those started meanwhile too: before the database and
    * the bus close, or the last write's events would fail on a closed pool instead of going out.
    */
-  async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  drain(): Promise<void> {
+    return this.inFlight.drain();
   }
 
   /**
@@ -133,14 +134,14 @@ export class EventPublisher {
   }
 
   private safely(fn: () => Promise<void>): Promise<void> {
-    const run = (async () => {
-      try {
-        await fn();
-      } catch (err) {
-        this.deps.onError(err);
-      }
-    })();
-    this.inFlight.add(run);
-    return run.finally(() => this.inFlight.delete(run));
+    return this.inFlight.track(
+      (async () => {
+        try {
+          await fn();
+        } catch (err) {
+          this.deps.onError(err);
+        }
+      })(),
+    );
   }
 }

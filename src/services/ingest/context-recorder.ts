@@ -8,6 +8,7 @@
 import type { Logger } from '../../logger';
 import { ContextMinutes, type DerivativesInput } from '../../domain/derivatives';
 import type { ContextUpdate, VenueAdapter } from '../../venues/venue';
+import { InFlight } from '../in-flight';
 import { repeat } from '../repeat';
 import type { CandleWriter } from './candle-writer';
 import type { IngestTarget } from './series-filler';
@@ -21,7 +22,7 @@ export class ContextRecorder {
   private readonly byInstrument = new Map<string, IngestTarget>();
   private readonly bySeries = new Map<number, IngestTarget>();
   private readonly pending = new Map<number, DerivativesInput[]>();
-  private readonly writing = new Set<Promise<void>>();
+  private readonly writing = new InFlight();
   private stopSchedule: (() => Promise<void>) | null = null;
 
   constructor(
@@ -44,7 +45,7 @@ export class ContextRecorder {
   async stop(): Promise<void> {
     await this.stopSchedule?.();
     this.stopSchedule = null;
-    await Promise.allSettled([...this.writing]);
+    await this.writing.drain();
   }
 
   /** An update received now. */
@@ -73,8 +74,8 @@ export class ContextRecorder {
   }
 
   /** Written everything handed over so far (tests). */
-  async idle(): Promise<void> {
-    while (this.writing.size) await Promise.allSettled([...this.writing]);
+  idle(): Promise<void> {
+    return this.writing.drain();
   }
 
   /** Write `rows` by series, with what failed before; a failure keeps them for the next write. */
@@ -88,7 +89,6 @@ export class ContextRecorder {
       for (const [id, list] of batch) this.pending.set(id, [...list, ...(this.pending.get(id) ?? [])].slice(-MAX_PENDING));
       this.log.warn({ series: batch.size, err: (err as Error).message }, 'context minutes not written; kept for the next minute');
     });
-    this.writing.add(run);
-    void run.finally(() => this.writing.delete(run));
+    void this.writing.track(run);
   }
 }
