@@ -1,8 +1,7 @@
 /**
- * Candles: the hot page read (its SQL and the rendering of its rows in candle-pages.ts),
- * coverage, bulk upserts at COPY speed (their binary rows laid out by candle-rows.ts), rollups,
- * the history the feature precompute computes on (read by candle-history.ts), and the candle
- * reads behind the quality score.
+ * Candles: the hot page read (its SQL and rendering in candle-pages.ts), coverage, bulk upserts
+ * at COPY speed (rows laid out by candle-rows.ts), rollups, the feature precompute's history
+ * (candle-history.ts), and the candle reads behind the quality score.
  *
  * Page reads take a list of series, so one statement serves one REST request or a whole
  * DataLoader batch of GraphQL fields.
