@@ -54,6 +54,17 @@ export interface BulkUpsertOptions {
  */
 export const COPY_CHUNK_BYTES = 64 << 10;
 
+/**
+ * Rows of one series and timeframe already in binary COPY form (encoded away from the write: the
+ * demo seed's worker thread), with their time span and number.
+ */
+export interface EncodedRows<T extends string> {
+  timeframe: T;
+  span: { fromMs: number; toMs: number };
+  chunks: readonly Buffer[];
+  count: number;
+}
+
 const UNIQUE_VIOLATION = '23505';
 
 /** A unique violation; Citus reports a worker's, met by a COPY, as XX000 with PostgreSQL's message. */

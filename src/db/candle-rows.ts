@@ -1,11 +1,15 @@
 /**
  * The candles table's rows in binary COPY form, as every candle write lays them out (upserts,
  * the import's rows straight from its file, rollups): the columns, their types and key, the
- * fields around `time,open,high,low,close,volume`.
+ * fields around `time,open,high,low,close,volume`, and the rows of stored candles and rollups.
+ * Pure: the demo seed's worker thread encodes with it too.
  */
-import type { BinaryRows, ColumnType } from '../domain/binary-rows';
-import type { TradeFlow } from '../domain/csv-rows';
+import { BinaryRows, type ColumnType } from '../domain/binary-rows';
+import { writeCandle } from '../domain/csv-fast-path';
+import type { CandleInput, TradeFlow } from '../domain/csv-rows';
+import type { RollupBars } from '../domain/imported-bars';
 import type { CandleTimeframe } from '../domain/timeframe';
+import { COPY_CHUNK_BYTES } from './bulk-upsert';
 
 /** What surrounds each row's `time,open,high,low,close,volume` fields in the binary rows of `upsertRows`. */
 export interface CandleRowFrame {
@@ -64,4 +68,26 @@ export function writeTail(out: BinaryRows, f: TradeFlow, derived: boolean): void
 function optional(out: BinaryRows, decimal: string | undefined): void {
   if (decimal === undefined) out.null();
   else out.decimalText(decimal);
+}
+
+/** `rows` (their trade flow, if any, included) appended to `out` in `frame`. */
+export function writeInputRows(out: BinaryRows, frame: CandleRowFrame, rows: readonly CandleInput[]): void {
+  for (const r of rows) {
+    frame.begin(out);
+    writeCandle(out, r);
+    writeTail(out, r, false);
+  }
+}
+
+/** Rollup bars in `frame` (a derived one), in chunks of about COPY_CHUNK_BYTES. */
+export function* rollupRows(frame: CandleRowFrame, bars: RollupBars): Generator<Buffer> {
+  const out = new BinaryRows(COPY_CHUNK_BYTES + 4096);
+  for (let i = 0; i < bars.length; i++) {
+    frame.begin(out);
+    out.timestamptz(bars.time(i));
+    bars.write(i, out);
+    frame.end(out);
+    if (out.length >= COPY_CHUNK_BYTES) yield out.take();
+  }
+  if (out.length > 0) yield out.take();
 }

@@ -7,16 +7,15 @@
  * DataLoader batch of GraphQL fields.
  */
 import { BinaryRows } from '../domain/binary-rows';
-import { writeCandle } from '../domain/csv-fast-path';
 import type { CandleInput } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, JsonRows, TradeFlowField } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
-import { COPY_CHUNK_BYTES, bulkUpsert, timeSpanOf } from './bulk-upsert';
+import { bulkUpsert, timeSpanOf, type EncodedRows } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleOf, candleWithFlowOf, candlesJson } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
-import { CANDLE_LAYOUT, candleFrame, writeTail, type CandleRowFrame } from './candle-rows';
+import { CANDLE_LAYOUT, candleFrame, rollupRows, writeInputRows, type CandleRowFrame } from './candle-rows';
 import { COVERAGE_ONE_SQL, COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
 import type { DatabaseEngine } from './engine-layout';
 import type { SqlSession, TextRow } from './database';
@@ -120,11 +119,7 @@ export class CandlesRepository {
     await this.writeRows(seriesId, timeframe, { fromMs, toMs }, async function* (frame) {
       const out = new BinaryRows(64 * 1024);
       for await (const batch of batches()) {
-        for (const r of batch) {
-          frame.begin(out);
-          writeCandle(out, r);
-          writeTail(out, r, false);
-        }
+        writeInputRows(out, frame, batch);
         if (out.length > 0) yield out.take();
       }
     });
@@ -157,23 +152,20 @@ export class CandlesRepository {
     if (n === 0) return;
     const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
     await this.partitions.ensure([{ table: 'candles', timeframe: bars.timeframe, ...span }]);
-    await this.writeRows(
-      seriesId,
-      bars.timeframe,
-      span,
-      async function* (frame) {
-        const out = new BinaryRows(COPY_CHUNK_BYTES + 4096);
-        for (let i = 0; i < n; i++) {
-          frame.begin(out);
-          out.timestamptz(bars.time(i));
-          bars.write(i, out);
-          frame.end(out);
-          if (out.length >= COPY_CHUNK_BYTES) yield out.take();
-        }
-        if (out.length > 0) yield out.take();
-      },
-      true,
-    );
+    await this.writeRows(seriesId, bars.timeframe, span, async function* (frame) {
+      yield* rollupRows(frame, bars);
+    }, true);
+  }
+
+  /**
+   * Rows encoded elsewhere (the demo seed's worker) in `candleFrame(seriesId, timeframe,
+   * derived)`, spanning `span`: written as `upsertRows` and `insertRollups` write theirs.
+   */
+  async writeEncoded(seriesId: number, rows: EncodedRows<CandleTimeframe> & { derived: boolean }): Promise<void> {
+    await this.partitions.ensure([{ table: 'candles', timeframe: rows.timeframe, ...rows.span }]);
+    await this.writeRows(seriesId, rows.timeframe, rows.span, async function* () {
+      yield* rows.chunks;
+    }, rows.derived);
   }
 
   /** Whether the series has no candle of any timeframe. */

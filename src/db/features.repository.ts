@@ -3,19 +3,16 @@
  * API, the technical rows the feature precompute writes at COPY speed, and the funding/premium
  * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
-import { BinaryRows, type ColumnType } from '../domain/binary-rows';
 import type { FeatureRow } from '../domain/market';
-import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
 import type { FeatureTimeframe } from '../domain/timeframe';
-import { COPY_CHUNK_BYTES, bulkUpsert } from './bulk-upsert';
+import { bulkUpsert, type EncodedRows } from './bulk-upsert';
+import { FEATURE_COLUMNS, FEATURE_TYPES, technicalRows } from './feature-rows';
 import { moveWatermarks } from './watermarks.repository';
 import type { QueryOptions, SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
-const FEATURE_COLUMNS = ['series_id', 'timeframe', 'time', ...TECHNICAL_FEATURES];
-const FEATURE_TYPES: readonly ColumnType[] = ['int4', 'text', 'timestamptz', ...TECHNICAL_FEATURES.map((): ColumnType => 'numeric')];
 
 const FRESHNESS_SQL = `
   SELECT t.timeframe,
@@ -85,22 +82,22 @@ export class FeaturesRepository {
     values: Record<string, ArrayLike<number | null>>,
     firstIndex: number,
   ): Promise<number> {
-    const columns = TECHNICAL_FEATURES.map((f) => values[f]);
-    async function* rows(): AsyncGenerator<Buffer> {
-      const out = new BinaryRows(COPY_CHUNK_BYTES + 4096);
-      for (let i = firstIndex; i < times.length; i++) {
-        out.row(FEATURE_COLUMNS.length);
-        out.int4(seriesId);
-        out.ascii(timeframe);
-        out.timestamptz(times[i]);
-        // 6 decimals, half away from zero on the double's exact value; NULL when not computable.
-        for (const col of columns) out.fixed(col[i], 6);
-        if (out.length >= COPY_CHUNK_BYTES) yield out.take();
-      }
-      if (out.length > 0) yield out.take();
-    }
     if (firstIndex >= times.length) return 0;
-    await this.partitions.ensure([{ table: 'features', timeframe, fromMs: times[firstIndex], toMs: times[times.length - 1] }]);
+    return this.writeRows(seriesId, timeframe, { fromMs: times[firstIndex], toMs: times[times.length - 1] }, times.length - firstIndex, async function* () {
+      yield* technicalRows(seriesId, timeframe, times, values, firstIndex);
+    });
+  }
+
+  /** Technical rows encoded elsewhere (the demo seed's worker) by `technicalRows`: written as `writeTechnical` writes its own. */
+  async writeEncoded(seriesId: number, rows: EncodedRows<FeatureTimeframe>): Promise<number> {
+    if (rows.count === 0) return 0;
+    return this.writeRows(seriesId, rows.timeframe, rows.span, rows.count, async function* () {
+      yield* rows.chunks;
+    });
+  }
+
+  private async writeRows(seriesId: number, timeframe: FeatureTimeframe, span: { fromMs: number; toMs: number }, count: number, rows: () => AsyncIterable<Buffer>): Promise<number> {
+    await this.partitions.ensure([{ table: 'features', timeframe, ...span }]);
     // A tail starts at the bucket that was still filling at the last write (a backfill batch
     // ends mid-bucket, and that bucket's row was written from the minutes then stored): its
     // rows are replaced, and a technical row holds nothing but these columns.
@@ -108,13 +105,13 @@ export class FeaturesRepository {
       this.db.query('DELETE FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4', [
         seriesId,
         timeframe,
-        new Date(times[firstIndex]),
-        new Date(times[times.length - 1]),
+        new Date(span.fromMs),
+        new Date(span.toMs),
       ]);
     const target = await this.partitions.bulkTarget('features', timeframe);
     await bulkUpsert(this.db, { ...target, columns: FEATURE_COLUMNS, key: ['series_id', 'timeframe', 'time'], types: FEATURE_TYPES }, rows, { clear });
-    await moveWatermarks(this.db, [seriesId], timeframe, times[firstIndex], times[times.length - 1]);
-    return times.length - firstIndex;
+    await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);
+    return count;
   }
 
   /**

@@ -12,7 +12,7 @@ import { DAY_MS, MINUTE_MS } from '../domain/time';
 import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 import type { CandleWriter } from './ingest/candle-writer';
-import { inputs } from './demo-seed.service';
+import { inputs } from './demo-seed-rows';
 import { repeat } from './repeat';
 
 /** Longest stretch appended at once (a server stopped for longer leaves the rest as a gap). */

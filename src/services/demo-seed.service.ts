@@ -2,31 +2,18 @@
  * `mds seed-demo`: writes the deterministic demo data set (domain/demo-data.ts) for both
  * venues, ending at the last complete period before `now`: 1m candles for the last 7 days,
  * imported 1h candles for the 400 days before, every coarser timeframe rolled up, hourly
- * funding for the perpetual venue over the last 60 days, and a few gaps on one series.
+ * funding for the perpetual venue over the last 60 days, and a few gaps on one series. The
+ * rows themselves are made by demo-seed-rows.ts, here or in a worker thread (SeedRowsSource).
  */
 import { oneBatch } from '../db/bulk-upsert';
 import type { Repositories, Store } from '../db/store';
-import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
-import {
-  DEMO_SYMBOLS,
-  DemoCandle,
-  DemoSymbol,
-  aggregate,
-  demoFundingRate,
-  demoPerpOf,
-  demoSpotDay,
-} from '../domain/demo-data';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
-import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
-import { ImportedBars, type BarHistory, type RollupBars } from '../domain/imported-bars';
+import type { FundingRateInput } from '../domain/csv-rows';
+import { DEMO_SYMBOLS, demoFundingRate, type DemoSymbol } from '../domain/demo-data';
+import { DAY_MS, HOUR_MS } from '../domain/time';
+import { CANDLE_TIMEFRAMES, bucketStart } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
-
-export const DEMO_MINUTE_DAYS = 7;
-export const DEMO_HOUR_DAYS = 400;
-export const DEMO_FUNDING_DAYS = 60;
-/** The series that carries the deliberate gaps. */
-export const DEMO_GAPPY = { symbol: 'SOL-USDT', venue: 'spot' as const };
+import { DEMO_FUNDING_DAYS, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
 
 export interface SeedSummary {
   series: number;
@@ -37,56 +24,16 @@ export interface SeedSummary {
   endMs: number;
 }
 
-/** Minute ranges [start, end) cut out of the gappy series, relative to the last minute. */
-function minuteGaps(lastMinute: number): Array<[number, number]> {
-  return [
-    [lastMinute - 2 * DAY_MS + 100 * MINUTE_MS, 7],
-    [lastMinute - 4 * DAY_MS + 300 * MINUTE_MS, 15],
-    [lastMinute - 5 * DAY_MS + 50 * MINUTE_MS, 30],
-  ].map(([s, n]) => [bucketStart(s, '1m'), bucketStart(s, '1m') + n * MINUTE_MS]);
-}
-
-function inGaps(t: number, gaps: Array<[number, number]>): boolean {
-  return gaps.some(([s, e]) => t >= s && t < e);
-}
-
-/** The candles as stored: prices with the symbol's tick, volumes with 4 decimals. */
-export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
-  return candles.map((c) => ({
-    time: c.time,
-    open: c.open.toFixed(sym.decimals),
-    high: c.high.toFixed(sym.decimals),
-    low: c.low.toFixed(sym.decimals),
-    close: c.close.toFixed(sym.decimals),
-    volume: c.volume.toFixed(4),
-  }));
-}
-
 /**
- * A new series' bars kept in memory, as a first import keeps its file's (imported-bars.ts): the
- * rollups to write (5m, 15m and 1h from the minutes; 4h and 1d from every 1h bar, the imported
- * hours and those rolled from minutes, as ROLLUP_SQL rolls each timeframe from the next finer)
- * and every timeframe's bars for its features. Null when a value cannot be kept exactly.
+ * Where a seed's rows are made: in this thread (`INLINE_ROWS`), or in the seed child's worker
+ * thread (demo-seed.worker.ts), which makes a symbol's rows while the previous symbol's are
+ * written. `symbol` is asked for each symbol in turn, the next before the previous is written.
  */
-function keptBars(hours: CandleInput[], minutes: CandleInput[], nowMs: number): { rollups: RollupBars[]; histories: Map<CandleTimeframe, BarHistory> } | null {
-  const fromMinutes = new ImportedBars('1m');
-  for (const c of minutes) fromMinutes.addRow(c);
-  const m = fromMinutes.finish(nowMs);
-  if (!m) return null;
-  const minuteRollups = m.rollups.filter((r) => r.timeframe === '5m' || r.timeframe === '15m' || r.timeframe === '1h');
-  const fromHours = new ImportedBars('1h');
-  for (const c of hours) fromHours.addRow(c);
-  minuteRollups.find((r) => r.timeframe === '1h')?.addTo(fromHours);
-  const h = fromHours.finish(nowMs);
-  if (!h) return null;
-  const rollups = [...minuteRollups, ...h.rollups];
-  const histories = new Map<CandleTimeframe, BarHistory>([
-    ['1m', m.own],
-    ['1h', h.own],
-  ]);
-  for (const r of rollups) if (r.timeframe !== '1h') histories.set(r.timeframe, r.history());
-  return { rollups, histories };
+export interface SeedRowsSource {
+  symbol(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<SeriesSeed[]>;
 }
+
+export const INLINE_ROWS: SeedRowsSource = { symbol: symbolSeeds };
 
 export class DemoSeedService {
   constructor(
@@ -99,65 +46,38 @@ export class DemoSeedService {
    * Seed when the database is empty, under a session advisory lock: replicas starting together
    * on a fresh database seed once (the others wait, then find it seeded). Null when not empty.
    */
-  async seedIfEmpty(nowMs: number, onSeeding: () => void = () => undefined): Promise<SeedSummary | null> {
+  async seedIfEmpty(nowMs: number, onSeeding: () => void = () => undefined, rows: SeedRowsSource = INLINE_ROWS): Promise<SeedSummary | null> {
     return this.store.locks.withLock('demoSeed', async () => {
       if (!(await this.store.series.isEmpty())) return null;
       onSeeding();
-      return this.seed(nowMs);
+      return this.seed(nowMs, rows);
     });
   }
 
-  async seed(nowMs: number): Promise<SeedSummary> {
-    const lastMinute = lastClosedOpen(nowMs, '1m');
-    const cut = bucketStart(nowMs, '1h') - DEMO_MINUTE_DAYS * DAY_MS;
-    const hourStart = cut - DEMO_HOUR_DAYS * DAY_MS;
-    const gaps = minuteGaps(lastMinute);
-    const hourGaps: Array<[number, number]> = [[cut - 30 * DAY_MS + 5 * HOUR_MS, cut - 30 * DAY_MS + 7 * HOUR_MS]];
-    const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: lastMinute };
-
-    for (const sym of DEMO_SYMBOLS) {
-      const minutes = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
-      const hours = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
-      const cutDay = bucketStart(cut, '1d');
-      for (let day = bucketStart(hourStart, '1d'); day <= lastMinute; day += DAY_MS) {
-        // Days before the cut day are generated hourly; the rest by the minute.
-        const spot = demoSpotDay(sym, day, day < cutDay ? HOUR_MS : MINUTE_MS);
-        const perp = demoPerpOf(sym, spot);
-        for (const [venue, candles] of [['spot', spot], ['perp', perp]] as const) {
-          const old = candles.filter((c) => c.time >= hourStart && c.time < cut);
-          hours[venue].push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
-          minutes[venue].push(...candles.filter((c) => c.time >= cut && c.time <= lastMinute));
+  async seed(nowMs: number, rows: SeedRowsSource = INLINE_ROWS): Promise<SeedSummary> {
+    const w = demoWindow(nowMs);
+    const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
+    // Every series first, so that rows encoded ahead of their write know their series' id.
+    const series = await this.store.transaction(async (tx) => {
+      const out: DemoSeries[][] = [];
+      for (const [symbol, sym] of DEMO_SYMBOLS.entries()) {
+        const venues: DemoSeries[] = [];
+        for (const venue of DEMO_VENUES) {
+          const id = await tx.series.ensure({ exchange: venue === 'spot' ? this.exchanges.spot : this.exchanges.perp, symbol: sym.symbol });
+          venues.push({ symbol, venue, id, empty: await tx.candles.isEmpty(id) });
         }
+        out.push(venues);
       }
-      for (const venue of ['spot', 'perp'] as const) {
-        const exchange = venue === 'spot' ? this.exchanges.spot : this.exchanges.perp;
-        const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
-        const m = gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue];
-        const h = gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue];
-        const { seriesId, kept } = await this.store.transaction(async (tx) => {
-          const id = await tx.series.ensure({ exchange, symbol: sym.symbol });
-          // A later re-seed must not import hourly candles over hours already covered by
-          // minutes (their 1h is the rollup of those minutes).
-          const first = await tx.candles.firstOpen(id, '1m');
-          const hoursBefore = inputs(first !== null ? h.filter((c) => c.time < first) : h, sym);
-          const minuteRows = inputs(m, sym);
-          const bars = (await tx.candles.isEmpty(id)) ? keptBars(hoursBefore, minuteRows, nowMs) : null;
-          await tx.candles.upsert(id, '1h', oneBatch(hoursBefore));
-          await tx.candles.upsert(id, '1m', oneBatch(minuteRows));
-          if (bars) {
-            for (const r of bars.rollups) await tx.candles.insertRollups(id, r);
-          } else {
-            await tx.candles.rollUp({ seriesId: id, from: '1h', startMs: hourStart, endMs: cut - 1 }, nowMs);
-            await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: cut, endMs: lastMinute }, nowMs);
-          }
-          if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, sym, nowMs);
-          return { seriesId: id, kept: bars?.histories };
-        });
-        for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(seriesId, tf, null, kept?.get(tf));
-        summary.series++;
-        summary.candles1m += m.length;
-        summary.candles1h += h.length;
+      return out;
+    });
+    let next = rows.symbol(0, series[0], w);
+    for (let i = 0; i < series.length; i++) {
+      const seeds = await next;
+      if (i + 1 < series.length) {
+        next = rows.symbol(i + 1, series[i + 1], w);
+        next.catch(() => undefined); // awaited next round; a failure before then is not unhandled
       }
+      for (const seed of seeds) await this.write(seed, w, summary);
     }
     // Planner statistics for what was written, parents and partitions (PGlite never analyzes),
     // before the funding features join the candles: without them that join is planned for
@@ -165,6 +85,33 @@ export class DemoSeedService {
     await this.store.analyze();
     for (const sym of DEMO_SYMBOLS) await this.features.funding(sym.symbol);
     return summary;
+  }
+
+  /** One series: its candles and funding in a transaction, then its features. */
+  private async write(seed: SeriesSeed, w: DemoWindow, summary: SeedSummary): Promise<void> {
+    const { id, venue, symbol } = seed.series;
+    const encoded = seed.encoded;
+    await this.store.transaction(async (tx) => {
+      if (encoded) for (const rows of encoded.candles) await tx.candles.writeEncoded(id, rows);
+      else await this.writeCandles(tx, id, seed.candles!, w);
+      if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
+    });
+    if (encoded) for (const rows of encoded.features) summary.featureRows += await this.store.transaction((tx) => tx.features.writeEncoded(id, rows));
+    else for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(id, tf, null);
+    summary.series++;
+    summary.candles1m += seed.counts.minutes;
+    summary.candles1h += seed.counts.hours;
+  }
+
+  /** A series that holds candles already (a second seed): the candles upserted, the rest derived in SQL. */
+  private async writeCandles(tx: Repositories, id: number, c: DemoCandles, w: DemoWindow): Promise<void> {
+    // A later re-seed must not import hourly candles over hours already covered by minutes
+    // (their 1h is the rollup of those minutes).
+    const first = await tx.candles.firstOpen(id, '1m');
+    await tx.candles.upsert(id, '1h', oneBatch(first !== null ? c.hours.filter((r) => r.time < first) : c.hours));
+    await tx.candles.upsert(id, '1m', oneBatch(c.minutes));
+    await tx.candles.rollUp({ seriesId: id, from: '1h', startMs: w.hourStart, endMs: w.cut - 1 }, w.nowMs);
+    await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: w.cut, endMs: w.lastMinute }, w.nowMs);
   }
 
   private async writeFunding(tx: Repositories, seriesId: number, sym: DemoSymbol, nowMs: number): Promise<number> {

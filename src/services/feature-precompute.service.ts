@@ -6,6 +6,8 @@
  * (Bollinger, VWAP, TWAP) are summed per window, so the tail equals the full computation at the
  * 6 decimals served. Serving them is FeatureReadService's job.
  */
+import type { EncodedRows } from '../db/bulk-upsert';
+import { technicalRows } from '../db/feature-rows';
 import { marketKey } from '../db/series.repository';
 import type { Repositories, Store } from '../db/store';
 import { firstBars, type BarHistory, type CandleHistory } from '../domain/imported-bars';
@@ -60,6 +62,48 @@ class ChunkArrays {
   }
 }
 
+/**
+ * The features of a history from `fromMs` on (null: everything), chunk by chunk: each chunk
+ * computed from LOOKBACK bars before it and up to `chunk` bars, into `arrays` in turn (a chunk's
+ * arrays are reused `arrays.length` chunks later: the caller is done with them by then).
+ */
+async function* featureChunks(
+  history: (fromMs: number | null, lookback: number, limit: number) => Promise<CandleHistory>,
+  fromMs: number | null,
+  chunk: number,
+  arrays: ChunkArrays[],
+): AsyncGenerator<{ times: Float64Array; values: FeatureColumns }> {
+  let from = fromMs;
+  for (let chunks = 0; ; chunks++) {
+    // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
+    // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
+    let h = await history(from, LOOKBACK, chunk + 1);
+    let first = 0;
+    if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
+    const to = h.time.length - first > chunk ? h.time[first + chunk] : null;
+    if (to !== null) h = firstBars(h, first + chunk);
+    if (first === h.time.length) return;
+    yield arrays[chunks % arrays.length].compute(h, first);
+    if (to === null) return;
+    from = to;
+  }
+}
+
+/**
+ * The technical rows of a whole history held in memory (`bars`), encoded (`technicalRows`) in
+ * the chunks `FeaturePrecomputeService.technical` writes: what it would write, made where it
+ * is not written (the demo seed's worker thread).
+ */
+export async function encodedTechnical(seriesId: number, timeframe: CandleTimeframe, bars: BarHistory, chunk = FEATURE_CHUNK_BARS): Promise<Array<EncodedRows<CandleTimeframe>>> {
+  const out: Array<EncodedRows<CandleTimeframe>> = [];
+  const history = (from: number | null, lookback: number, limit: number) => Promise.resolve(bars.history(from, lookback, limit));
+  for await (const { times, values } of featureChunks(history, null, chunk, [new ChunkArrays()])) {
+    const chunks = [...technicalRows(seriesId, timeframe, times, values, 0)];
+    if (times.length > 0) out.push({ timeframe, span: { fromMs: times[0], toMs: times[times.length - 1] }, chunks, count: times.length });
+  }
+  return out;
+}
+
 export class FeaturePrecomputeService {
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'transaction'>,
@@ -88,34 +132,21 @@ export class FeaturePrecomputeService {
     const candles = this.store.candles;
     const history = (from: number | null, lookback: number, limit: number) =>
       bars ? Promise.resolve(bars.history(from, lookback, limit)) : candles.history(seriesId, timeframe, from, lookback, limit);
-    let from = fromMs;
     // Chunks are written each in its own transaction (or the caller's under `on(tx)`) while the
     // next is read and computed; up to `writers` writes at once, so the server's COPY work,
-    // the larger part, can use more than one core.
+    // the larger part, can use more than one core. At most `writers` writes are in flight, so
+    // the set of `writers + 1` chunk arrays back is free.
     const writes: Array<Promise<number>> = [];
     const arrays = Array.from({ length: this.writers + 1 }, () => new ChunkArrays());
-    let chunks = 0;
     let written = 0;
     try {
-      for (;;) {
-        // LOOKBACK bars before `from` (fewer: all of them, so the values are exact from the
-        // beginning) and one more than a chunk from it: that bar, if any, starts the next chunk.
-        let h = await history(from, LOOKBACK, this.chunk + 1);
-        let first = 0;
-        if (from !== null) while (first < h.time.length && h.time[first] < from) first++;
-        const to = h.time.length - first > this.chunk ? h.time[first + this.chunk] : null;
-        if (to !== null) h = firstBars(h, first + this.chunk);
-        if (first === h.time.length) break;
-        // At most `writers` writes are in flight, so the set of `writers + 1` chunks back is free.
-        const { times, values } = arrays[chunks++ % arrays.length].compute(h, first);
+      for await (const { times, values } of featureChunks(history, fromMs, this.chunk, arrays)) {
         while (writes.length >= this.writers) written += await writes.shift()!;
         const writing = this.store.transaction((tx) => tx.features.writeTechnical(seriesId, timeframe, times, values, 0));
         // Observed here so a failure while the next chunk is read is not an unhandled
         // rejection; it is still thrown where the write is awaited.
         writing.catch(() => undefined);
         writes.push(writing);
-        if (to === null) break;
-        from = to;
       }
       while (writes.length > 0) written += await writes.shift()!;
       return written;

@@ -16,10 +16,10 @@ describe.each(databaseCases())('the demo seed on $name', (kase) => {
   let first: Awaited<ReturnType<Services['seeder']['seed']>>;
   /** In the middle of a day and of an hour: the current 1h, 4h and 1d buckets are still open. */
   const now = Date.UTC(2026, 5, 15, 10, 30, 20);
-  let fromMemoryWrites: jest.SpiedFunction<CandlesRepository['insertRollups']>;
+  let fromMemoryWrites: jest.SpiedFunction<CandlesRepository['writeEncoded']>;
   beforeAll(async () => {
     s = await kase.open();
-    fromMemoryWrites = jest.spyOn(CandlesRepository.prototype, 'insertRollups');
+    fromMemoryWrites = jest.spyOn(CandlesRepository.prototype, 'writeEncoded');
     first = await s.seeder.seed(now);
   }, 120_000);
   afterAll(async () => {
@@ -86,8 +86,9 @@ describe.each(databaseCases())('the demo seed on $name', (kase) => {
     expect(b.basis).toBeLessThan(0.001);
   });
 
-  it('when the empty database was seeded, then the rolled-up timeframes of every series were written from memory', async () => {
-    expect(fromMemoryWrites).toHaveBeenCalledTimes(first.series * 5);
+  it('when the empty database was seeded, then every series\' candles and rolled-up timeframes were written from memory', async () => {
+    // 1h and 1m, then 5m, 15m, 1h rolled from the minutes, 4h and 1d.
+    expect(fromMemoryWrites).toHaveBeenCalledTimes(first.series * 7);
     const features = await s.store.db.query<{ n: number }>("SELECT count(*)::int8 AS n FROM features WHERE timeframe <> 'funding'");
     expect(features[0].n).toBe(first.featureRows);
   });

@@ -1,0 +1,189 @@
+/**
+ * The demo data set's candles as stored (domain/demo-data.ts over the seed's window) and, for a
+ * series that has none yet, every row its seed writes, encoded: the candles, their rollups
+ * (from the bars in memory, as a first import rolls up) and every timeframe's technical
+ * features. Pure, no database: the seed child's worker thread (demo-seed.worker.ts) encodes
+ * one symbol's rows while the database writes the previous one's.
+ */
+import type { EncodedRows } from '../db/bulk-upsert';
+import { candleFrame, rollupRows, writeInputRows } from '../db/candle-rows';
+import { BinaryRows } from '../domain/binary-rows';
+import type { CandleInput } from '../domain/csv-rows';
+import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../domain/demo-data';
+import { ImportedBars, type BarHistory, type RollupBars } from '../domain/imported-bars';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
+import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
+import { encodedTechnical } from './feature-precompute.service';
+
+export const DEMO_MINUTE_DAYS = 7;
+export const DEMO_HOUR_DAYS = 400;
+export const DEMO_FUNDING_DAYS = 60;
+/** The series that carries the deliberate gaps. */
+export const DEMO_GAPPY = { symbol: 'SOL-USDT', venue: 'spot' as const };
+
+export type DemoVenue = 'spot' | 'perp';
+export const DEMO_VENUES: readonly DemoVenue[] = ['spot', 'perp'];
+
+/** The time ranges of a seed at `nowMs`. */
+export interface DemoWindow {
+  nowMs: number;
+  /** Open time of the last closed minute: the data's end. */
+  lastMinute: number;
+  /** Minutes from here on (whole hours); hourly candles before, from `hourStart`. */
+  cut: number;
+  hourStart: number;
+}
+
+export function demoWindow(nowMs: number): DemoWindow {
+  const cut = bucketStart(nowMs, '1h') - DEMO_MINUTE_DAYS * DAY_MS;
+  return { nowMs, lastMinute: lastClosedOpen(nowMs, '1m'), cut, hourStart: cut - DEMO_HOUR_DAYS * DAY_MS };
+}
+
+/** Minute ranges [start, end) cut out of the gappy series, relative to the last minute. */
+function minuteGaps(lastMinute: number): Array<[number, number]> {
+  return [
+    [lastMinute - 2 * DAY_MS + 100 * MINUTE_MS, 7],
+    [lastMinute - 4 * DAY_MS + 300 * MINUTE_MS, 15],
+    [lastMinute - 5 * DAY_MS + 50 * MINUTE_MS, 30],
+  ].map(([s, n]) => [bucketStart(s, '1m'), bucketStart(s, '1m') + n * MINUTE_MS]);
+}
+
+function inGaps(t: number, gaps: Array<[number, number]>): boolean {
+  return gaps.some(([s, e]) => t >= s && t < e);
+}
+
+/** The candles as stored: prices with the symbol's tick, volumes with 4 decimals. */
+export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
+  return candles.map((c) => ({
+    time: c.time,
+    open: c.open.toFixed(sym.decimals),
+    high: c.high.toFixed(sym.decimals),
+    low: c.low.toFixed(sym.decimals),
+    close: c.close.toFixed(sym.decimals),
+    volume: c.volume.toFixed(4),
+  }));
+}
+
+/** One series' candles as stored: hourly ones before the window's cut, minutes from it. */
+export interface DemoCandles {
+  hours: CandleInput[];
+  minutes: CandleInput[];
+}
+
+/** Both venues' candles of `sym` over `w`, the gappy series' gaps cut out. */
+export function demoCandles(sym: DemoSymbol, w: DemoWindow): Record<DemoVenue, DemoCandles> {
+  const minutes = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
+  const hours = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
+  const cutDay = bucketStart(w.cut, '1d');
+  for (let day = bucketStart(w.hourStart, '1d'); day <= w.lastMinute; day += DAY_MS) {
+    // Days before the cut day are generated hourly; the rest by the minute.
+    const spot = demoSpotDay(sym, day, day < cutDay ? HOUR_MS : MINUTE_MS);
+    const perp = demoPerpOf(sym, spot);
+    for (const [venue, candles] of [['spot', spot], ['perp', perp]] as const) {
+      const old = candles.filter((c) => c.time >= w.hourStart && c.time < w.cut);
+      hours[venue].push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
+      minutes[venue].push(...candles.filter((c) => c.time >= w.cut && c.time <= w.lastMinute));
+    }
+  }
+  const gaps = minuteGaps(w.lastMinute);
+  const hourGaps: Array<[number, number]> = [[w.cut - 30 * DAY_MS + 5 * HOUR_MS, w.cut - 30 * DAY_MS + 7 * HOUR_MS]];
+  const stored = (venue: DemoVenue): DemoCandles => {
+    const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
+    return {
+      hours: inputs(gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue], sym),
+      minutes: inputs(gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue], sym),
+    };
+  };
+  return { spot: stored('spot'), perp: stored('perp') };
+}
+
+/**
+ * A new series' bars kept in memory, as a first import keeps its file's (imported-bars.ts): the
+ * rollups to write (5m, 15m and 1h from the minutes; 4h and 1d from every 1h bar, the imported
+ * hours and those rolled from minutes, as ROLLUP_SQL rolls each timeframe from the next finer)
+ * and every timeframe's bars for its features. Null when a value cannot be kept exactly.
+ */
+function keptBars(c: DemoCandles, nowMs: number): { rollups: RollupBars[]; histories: Map<CandleTimeframe, BarHistory> } | null {
+  const fromMinutes = new ImportedBars('1m');
+  for (const row of c.minutes) fromMinutes.addRow(row);
+  const m = fromMinutes.finish(nowMs);
+  if (!m) return null;
+  const minuteRollups = m.rollups.filter((r) => r.timeframe === '5m' || r.timeframe === '15m' || r.timeframe === '1h');
+  const fromHours = new ImportedBars('1h');
+  for (const row of c.hours) fromHours.addRow(row);
+  minuteRollups.find((r) => r.timeframe === '1h')?.addTo(fromHours);
+  const h = fromHours.finish(nowMs);
+  if (!h) return null;
+  const rollups = [...minuteRollups, ...h.rollups];
+  const histories = new Map<CandleTimeframe, BarHistory>([
+    ['1m', m.own],
+    ['1h', h.own],
+  ]);
+  for (const r of rollups) if (r.timeframe !== '1h') histories.set(r.timeframe, r.history());
+  return { rollups, histories };
+}
+
+/** Every row a new series' seed writes, encoded, in the order written. */
+export interface EncodedSeries {
+  /** The hours, the minutes, then the rollups. */
+  candles: Array<EncodedRows<CandleTimeframe> & { derived: boolean }>;
+  /** Every timeframe's technical features, chunk by chunk (each chunk a write of its own). */
+  features: Array<EncodedRows<CandleTimeframe>>;
+}
+
+function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: readonly CandleInput[]): EncodedRows<CandleTimeframe> & { derived: boolean } {
+  const out = new BinaryRows(64 * 1024);
+  writeInputRows(out, candleFrame(seriesId, timeframe, false), rows);
+  const span = rows.length ? { fromMs: rows[0].time, toMs: rows[rows.length - 1].time } : { fromMs: Infinity, toMs: -Infinity };
+  return { timeframe, derived: false, span, chunks: rows.length ? [out.take()] : [], count: rows.length };
+}
+
+/** Non-empty rollups (`insertRollups` writes nothing for empty ones). */
+function encodedRollups(seriesId: number, bars: RollupBars): EncodedRows<CandleTimeframe> & { derived: boolean } {
+  const span = { fromMs: bars.time(0), toMs: bars.time(bars.length - 1) };
+  return { timeframe: bars.timeframe, derived: true, span, chunks: [...rollupRows(candleFrame(seriesId, bars.timeframe, true), bars)], count: bars.length };
+}
+
+/**
+ * The rows of a new series (`seriesId` holds no candle) holding `c`, encoded; null when its bars
+ * cannot be kept in memory exactly (the seed then writes `c` and derives the rest in SQL).
+ */
+export async function encodedSeries(seriesId: number, c: DemoCandles, nowMs: number): Promise<EncodedSeries | null> {
+  const bars = keptBars(c, nowMs);
+  if (!bars) return null;
+  const candles = [encodedCandles(seriesId, '1h', c.hours), encodedCandles(seriesId, '1m', c.minutes), ...bars.rollups.filter((r) => r.length > 0).map((r) => encodedRollups(seriesId, r))];
+  const features: EncodedSeries['features'] = [];
+  for (const tf of CANDLE_TIMEFRAMES) {
+    const history = bars.histories.get(tf);
+    if (history) features.push(...(await encodedTechnical(seriesId, tf, history)));
+  }
+  return { candles, features };
+}
+
+/** A series of the seed: its symbol (an index into DEMO_SYMBOLS), venue, id, and whether it holds no candle. */
+export interface DemoSeries {
+  symbol: number;
+  venue: DemoVenue;
+  id: number;
+  empty: boolean;
+}
+
+/** One series' seed: its candles (kept only where they are written as they are), and its encoded rows if new. */
+export interface SeriesSeed {
+  series: DemoSeries;
+  counts: { hours: number; minutes: number };
+  candles: DemoCandles | null;
+  encoded: EncodedSeries | null;
+}
+
+/** The seeds of one symbol's series (`series`, its venues), in order. */
+export async function symbolSeeds(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<SeriesSeed[]> {
+  const all = demoCandles(DEMO_SYMBOLS[symbol], w);
+  const out: SeriesSeed[] = [];
+  for (const s of series) {
+    const c = all[s.venue];
+    const encoded = s.empty ? await encodedSeries(s.id, c, w.nowMs) : null;
+    out.push({ series: s, counts: { hours: c.hours.length, minutes: c.minutes.length }, candles: encoded ? null : c, encoded });
+  }
+  return out;
+}
