@@ -84,16 +84,20 @@ async function childMain(): Promise<void> {
   try {
     const config = loadConfig();
     const logger = createLogger(config.logLevel);
-    // Here, not at the top: the parent's side of this file (seedEarly) loads little.
+    // Here, not at the top: the parent's side of this file (seedEarly) loads little. The
+    // worker thread first, so that its modules load while the database opens.
+    const rows = (await import('./services/demo-seed.worker')).workerRows();
     const { openServices } = await import('./composition');
     const services = await openServices(config, { logger, readReplicas: false, bulkLoad: true });
     try {
       const started = Date.now();
-      const summary = await services.seeder.seedIfEmpty(services.clock(), () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)'));
+      const seeding = () => logger.info('empty database: seeding demo data (SEED_DEMO=false to skip)');
+      const summary = await services.seeder.seedIfEmpty(services.clock(), seeding, rows);
       // The quality job's first run, done here over what was written: the server starts idle.
       if (summary) await services.quality.runExclusive(services.clock());
       await send({ summary, durationMs: Date.now() - started });
     } finally {
+      await rows.close();
       await services.close();
     }
     process.exit(0);
