@@ -10,7 +10,7 @@ import type { Repositories, Store } from '../db/store';
 import type { FundingRateInput } from '../domain/csv-rows';
 import { DEMO_SYMBOLS, demoFundingRate, type DemoSymbol } from '../domain/demo-data';
 import { DAY_MS, HOUR_MS } from '../domain/time';
-import { CANDLE_TIMEFRAMES, bucketStart } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import { DEMO_FUNDING_DAYS, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
@@ -35,9 +35,12 @@ export interface SeedRowsSource {
 
 export const INLINE_ROWS: SeedRowsSource = { symbol: symbolSeeds };
 
+/** The timeframes whose candles start at the window's cut (the minutes and their rollups below 1h); the rest from its first hour. */
+const MINUTE_TIMEFRAMES: ReadonlySet<CandleTimeframe> = new Set(['1m', '5m', '15m']);
+
 export class DemoSeedService {
   constructor(
-    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction' | 'analyze'>,
+    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction' | 'analyze' | 'partitions'>,
     private readonly exchanges: Exchanges,
     private readonly features: FeaturePrecomputeService,
   ) {}
@@ -71,6 +74,14 @@ export class DemoSeedService {
       return out;
     });
     let next = rows.symbol(0, series[0], w);
+    next.catch(() => undefined); // awaited below, after the partitions
+    // While the first rows are made: the partitions every write will need (DDL, which each
+    // write would otherwise run before its rows when it meets a period first).
+    await this.store.partitions.ensure(
+      CANDLE_TIMEFRAMES.flatMap((timeframe) =>
+        (['candles', 'features'] as const).map((table) => ({ table, timeframe, fromMs: MINUTE_TIMEFRAMES.has(timeframe) ? w.cut : w.hourStart, toMs: w.lastMinute })),
+      ),
+    );
     for (let i = 0; i < series.length; i++) {
       const seeds = await next;
       if (i + 1 < series.length) {
