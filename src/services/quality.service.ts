@@ -15,7 +15,7 @@ import type { QualityRequest } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { QUALITY_WINDOW_MS, computeQuality, qualityRecord, type QualityRecord } from '../domain/quality';
-import { CANDLE_TIMEFRAMES, lastClosedOpen } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 import type { Principal } from './access/principal';
 import type { TierPolicy } from './tier-policy';
@@ -47,8 +47,11 @@ export class QualityService {
 
   // ---- the job -------------------------------------------------------------------------------
 
-  /** Score one series at every timeframe it has; returns the number of records written. */
-  async computeSeries(seriesId: number, nowMs: number): Promise<number> {
+  /**
+   * Score one series at every timeframe it has; returns the number of records written. `bases`:
+   * the mean bases a run over every series has read (a pair's two series share theirs).
+   */
+  async computeSeries(seriesId: number, nowMs: number, bases: Map<string, Promise<number | null>> = new Map()): Promise<number> {
     const { series, candles, quality, exchanges } = this.deps;
     const market = await series.get(seriesId);
     if (!market) return 0;
@@ -63,7 +66,7 @@ export class QualityService {
       const span = await candles.openSpan(seriesId, tf, closed);
       if (span.first === null) continue;
       const closes = await candles.closes(seriesId, tf, windowStart, closed);
-      const meanBasis = pairId === undefined ? null : await candles.meanBasis(perpId!, spotId!, tf, windowStart, closed);
+      const meanBasis = pairId === undefined ? null : await this.meanBasis(bases, perpId!, spotId!, tf, windowStart, closed);
       const firstGap = await this.deps.ingest.firstGap(seriesId, tf);
       const firstOpen = firstGap === null ? span.first : Math.min(span.first, firstGap);
       const r = computeQuality({ timeframe: tf, computedAt: nowMs, candles: closes, firstOpen, latestOpen: span.last, meanBasis });
@@ -86,8 +89,20 @@ export class QualityService {
   /** Score every series; returns the number of records written. */
   async computeAll(nowMs: number): Promise<number> {
     let n = 0;
-    for (const id of await this.deps.series.allIds()) n += await this.computeSeries(id, nowMs);
+    const bases = new Map<string, Promise<number | null>>();
+    for (const id of await this.deps.series.allIds()) n += await this.computeSeries(id, nowMs, bases);
     return n;
+  }
+
+  /** The pair's mean basis at `timeframe` over the window, read once per run (`bases`). */
+  private meanBasis(bases: Map<string, Promise<number | null>>, perpId: number, spotId: number, timeframe: CandleTimeframe, from: Date, to: Date): Promise<number | null> {
+    const key = `${perpId}:${spotId}:${timeframe}:${from.getTime()}:${to.getTime()}`;
+    let basis = bases.get(key);
+    if (!basis) {
+      basis = this.deps.candles.meanBasis(perpId, spotId, timeframe, from, to);
+      bases.set(key, basis);
+    }
+    return basis;
   }
 
   /** The scheduled run: skipped (null) while another instance holds the job's lock. */

@@ -2,6 +2,7 @@
  * Data quality over fixtures with known gaps, a spike, a 1% basis and a stale series,
  * through REST and GraphQL, with tier filtering.
  */
+import { CandlesRepository } from '../../src/db/candles.repository';
 import { csvFile } from '../helpers/csv';
 import { startTestServer, type TestServer } from '../helpers/server';
 import type { Json } from '../helpers/json';
@@ -62,6 +63,24 @@ describe('quality', () => {
 
   it('when perp trades 1% over spot, then consistency_score is 0.6667 on both venues', async () => {
     expect((await oneHour('perp', 'BAS-USDT')).components.consistency_score).toBe('0.6667');
+    expect((await oneHour('spot', 'BAS-USDT')).components.consistency_score).toBe('0.6667');
+  });
+
+  it('when every series is scored in one run, then each pair\'s mean basis is read once per timeframe, not once per series', async () => {
+    const s = srv.services;
+    const basisReads = jest.spyOn(CandlesRepository.prototype, 'meanBasis');
+    try {
+      const perp = (await s.store.series.idOf({ exchange: 'perp', symbol: 'BAS-USDT' }))!;
+      const spot = (await s.store.series.idOf({ exchange: 'spot', symbol: 'BAS-USDT' }))!;
+      const timeframes = await s.quality.computeSeries(perp, NOW);
+      await s.quality.computeSeries(spot, NOW);
+      expect(basisReads).toHaveBeenCalledTimes(2 * timeframes);
+      basisReads.mockClear();
+      await s.quality.computeAll(NOW);
+      expect(basisReads).toHaveBeenCalledTimes(timeframes);
+    } finally {
+      basisReads.mockRestore();
+    }
     expect((await oneHour('spot', 'BAS-USDT')).components.consistency_score).toBe('0.6667');
   });
 
