@@ -115,7 +115,6 @@ export class CandlesRepository {
    */
   async upsert(seriesId: number, timeframe: CandleTimeframe, batches: () => AsyncIterable<readonly CandleInput[]>): Promise<void> {
     const { fromMs, toMs } = await timeSpanOf(batches);
-    await this.partitions.ensure([{ table: 'candles', timeframe, fromMs, toMs }]);
     await this.writeRows(seriesId, timeframe, { fromMs, toMs }, async function* (frame) {
       const out = new BinaryRows(64 * 1024);
       for await (const batch of batches()) {
@@ -138,7 +137,6 @@ export class CandlesRepository {
     span: { fromMs: number; toMs: number },
     rows: (frame: CandleRowFrame) => AsyncIterable<Buffer>,
   ): Promise<void> {
-    await this.partitions.ensure([{ table: 'candles', timeframe, ...span }]);
     await this.writeRows(seriesId, timeframe, span, rows);
   }
 
@@ -151,7 +149,6 @@ export class CandlesRepository {
     const n = bars.length;
     if (n === 0) return;
     const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
-    await this.partitions.ensure([{ table: 'candles', timeframe: bars.timeframe, ...span }]);
     await this.writeRows(seriesId, bars.timeframe, span, async function* (frame) {
       yield* rollupRows(frame, bars);
     }, true);
@@ -162,7 +159,6 @@ export class CandlesRepository {
    * derived)`, spanning `span`: written as `upsertRows` and `insertRollups` write theirs.
    */
   async writeEncoded(seriesId: number, rows: EncodedRows<CandleTimeframe> & { derived: boolean }): Promise<void> {
-    await this.partitions.ensure([{ table: 'candles', timeframe: rows.timeframe, ...rows.span }]);
     await this.writeRows(seriesId, rows.timeframe, rows.span, async function* () {
       yield* rows.chunks;
     }, rows.derived);
@@ -181,6 +177,8 @@ export class CandlesRepository {
     rows: (frame: CandleRowFrame) => AsyncIterable<Buffer>,
     derived = false,
   ): Promise<void> {
+    // The rows' partitions first (an empty span makes none).
+    await this.partitions.ensure([{ table: 'candles', timeframe, ...span }]);
     const frame = candleFrame(seriesId, timeframe, derived);
     const target = await this.partitions.bulkTarget('candles', timeframe);
     await bulkUpsert(this.db, { ...target, ...CANDLE_LAYOUT }, () => rows(frame), { parts: IMPORT_PARTS });

@@ -13,7 +13,6 @@ import type { DatabaseEngine } from './engine-layout';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
-
 const FRESHNESS_SQL = `
   SELECT t.timeframe,
          extract(epoch FROM max(l.time))::float8 AS latest,

@@ -73,8 +73,14 @@ export class DemoSeedService {
       }
       return out;
     });
-    let next = rows.symbol(0, series[0], w);
-    next.catch(() => undefined); // awaited below, after the partitions
+    // A symbol's rows are asked for before the previous symbol is written, and awaited after:
+    // a failure meanwhile is not unhandled.
+    const ask = (i: number) => {
+      const asked = rows.symbol(i, series[i], w);
+      asked.catch(() => undefined);
+      return asked;
+    };
+    let next = ask(0);
     // While the first rows are made: the partitions every write will need (DDL, which each
     // write would otherwise run before its rows when it meets a period first).
     await this.store.partitions.ensure(
@@ -84,10 +90,7 @@ export class DemoSeedService {
     );
     for (let i = 0; i < series.length; i++) {
       const seeds = await next;
-      if (i + 1 < series.length) {
-        next = rows.symbol(i + 1, series[i + 1], w);
-        next.catch(() => undefined); // awaited next round; a failure before then is not unhandled
-      }
+      if (i + 1 < series.length) next = ask(i + 1);
       for (const seed of seeds) await this.write(seed, w, summary);
     }
     // Planner statistics for what was written, parents and partitions (PGlite never analyzes),

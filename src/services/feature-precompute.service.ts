@@ -98,8 +98,9 @@ export async function encodedTechnical(seriesId: number, timeframe: CandleTimefr
   const out: Array<EncodedRows<CandleTimeframe>> = [];
   const history = (from: number | null, lookback: number, limit: number) => Promise.resolve(bars.history(from, lookback, limit));
   for await (const { times, values } of featureChunks(history, null, chunk, [new ChunkArrays()])) {
+    // A chunk holds at least one bar.
     const chunks = [...technicalRows(seriesId, timeframe, times, values, 0)];
-    if (times.length > 0) out.push({ timeframe, span: { fromMs: times[0], toMs: times[times.length - 1] }, chunks, count: times.length });
+    out.push({ timeframe, span: { fromMs: times[0], toMs: times[times.length - 1] }, chunks, count: times.length });
   }
   return out;
 }
