@@ -82,10 +82,10 @@ const CANDLE_KEYS = ['{"time":"', '","open":"', '","high":"', '","low":"', '","c
 
 /**
  * The first `count` page rows (time first) as the JSON object texts of their candles (as
- * `candleJson` writes them), separated by commas, written as bytes into one buffer: a string
- * per row or value is garbage the collector copies (bench/README.md).
+ * `candleJson` writes them), separated by commas, as bytes in one buffer: a string per row or
+ * value, or of the whole page, is garbage the collector copies (bench/README.md).
  */
-export function candlesJson(rows: readonly TextRow[], count: number): string {
+export function candlesJson(rows: readonly TextRow[], count: number): Buffer {
   const out = new AsciiText(count * 160 + 64);
   for (let i = 0; i < count; i++) {
     const r = rows[i];
@@ -99,7 +99,7 @@ export function candlesJson(rows: readonly TextRow[], count: number): string {
     }
     out.copy(CANDLE_KEYS[6], 0, CANDLE_KEYS[6].length);
   }
-  return out.take();
+  return out.view();
 }
 
 /** A flow row (time first) as the JSON object text of its candle and the asked trade-flow fields, in order. */

@@ -83,7 +83,7 @@ export class CandlesRepository {
    * building, bench/README.md). Up to `limit` rows and the next start;
    * `fields` appends those trade-flow values to each row.
    */
-  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, fields?: readonly TradeFlowField[]): Promise<JsonRows> {
+  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, fields?: readonly TradeFlowField[]): Promise<JsonRows<string | Buffer>> {
     const rows = await this.db.query<TextRow>(fields ? FLOW_PAGE_SQL : PAGE_SQL, [id, timeframe, start, end, limit + 1], { prepare: true, textRows: true });
     const count = Math.min(rows.length, limit);
     const json = fields ? rows.slice(0, count).map((r) => candleFlowJson(r, fields)).join(',') : candlesJson(rows, count);

@@ -46,6 +46,11 @@ export class AsciiText extends ByteBuilder {
     return text;
   }
 
+  /** The bytes so far, as a view of the buffer: nothing may be written after. */
+  view(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+
   /** An ASCII string (a code, a number's text). */
   ascii(s: string): void {
     this.room(s.length);

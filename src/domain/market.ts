@@ -77,9 +77,10 @@ export interface MultiAssetRow {
  * A page rendered as JSON text, for the JSON representation's fast paths: `json` is the
  * `count` row objects separated by commas (no brackets), made without a string per row.
  */
-export interface JsonRows {
+export interface JsonRows<Json extends string | Buffer = string> {
   count: number;
-  json: string;
+  /** The rows' JSON objects, comma-separated (as bytes: UTF-8). */
+  json: Json;
   /** The time of the row after the last (null when there is none). */
   nextStart: string | null;
 }

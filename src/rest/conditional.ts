@@ -77,6 +77,19 @@ export interface PageCache {
   span: PageSpan | null;
   /** Keep the tag sent (set by `readConditional` when the page's watermark held during its read). */
   remember?: (sent: RememberedTag) => void;
+  /** The tag already remembered for this page at the watermark it was read at (set by `readConditional`). */
+  known?: RememberedTag;
+}
+
+/**
+ * The tag of the page about to be sent: the one remembered for it when its watermark proved it
+ * unchanged, else `hash()` of its bytes, remembered when the watermark held.
+ */
+export function pageTag(cache: PageCache, nextStart: string | null, hash: () => string): string {
+  if (cache.known !== undefined) return cache.known.tag;
+  const tag = hash();
+  cache.remember?.({ tag, nextStart });
+  return tag;
 }
 
 /**
@@ -89,6 +102,7 @@ export async function readConditional<P>(req: Request, res: Response, tags: Page
   const r = await tags.read(cache.params, scope, ifNoneMatch === undefined ? null : (tag) => named(ifNoneMatch, tag), read);
   if ('page' in r) {
     cache.remember = r.remember;
+    cache.known = r.known;
     return r.page;
   }
   if (r.notModified.nextStart !== null) res.setHeader('X-Next-Start', r.notModified.nextStart);
@@ -106,10 +120,9 @@ export function pageCache(req: Request, format: Format, request: { end: number }
  * Send a JSON body built by a serializer, or 304 when the client holds it already. The body is
  * encoded once (a full page is large): the tag hashes the bytes that are sent.
  */
-export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string): void {
-  const bytes = Buffer.from(body);
-  const tag = entityTag([cache.params, bytes]);
-  cache.remember?.({ tag, nextStart: null });
+export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string | Buffer): void {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const tag = pageTag(cache, null, () => entityTag([cache.params, bytes]));
   if (answeredNotModified(req, res, tag, cache.span)) return;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.send(bytes);

@@ -4,7 +4,7 @@
  * JSON envelopes. Every cell is a decimal, a timestamp or a symbol, so no quoting is needed.
  */
 import type { Request, Response } from 'express';
-import { answeredNotModified, entityTag, type PageCache } from './conditional';
+import { answeredNotModified, entityTag, pageTag, type PageCache } from './conditional';
 
 /** Lines per write: large enough to amortise the syscalls, small enough to keep memory flat. */
 const CHUNK_LINES = 500;
@@ -26,8 +26,7 @@ export interface CsvPage<Row> {
 export async function sendCsv<Row>(req: Request, res: Response, page: CsvPage<Row>, cache: PageCache): Promise<void> {
   const header = page.columns.join(',');
   const lines = page.rows.map((row) => page.cells(row).map((v) => v ?? '').join(','));
-  const tag = entityTag([cache.params, page.nextStart ?? '', header, ...lines]);
-  cache.remember?.({ tag, nextStart: page.nextStart });
+  const tag = pageTag(cache, page.nextStart, () => entityTag([cache.params, page.nextStart ?? '', header, ...lines]));
   if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);
   if (answeredNotModified(req, res, tag, cache.span)) return;
   res.type('text/csv; charset=utf-8');

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Decimal, Field, Int64, makeData, RecordBatch, Schema, Struct, Table, TimestampMillisecond, tableToIPC, type Data } from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm';
-import { answeredNotModified, entityTag, type PageCache } from './conditional';
+import { answeredNotModified, entityTag, pageTag, type PageCache } from './conditional';
 import type { DataframeFormat } from './format';
 
 export const DATAFRAME_MEDIA_TYPES: Record<DataframeFormat, string> = {
@@ -194,8 +194,7 @@ export async function dataframeBytes<Row>(format: DataframeFormat, page: Datafra
  */
 export async function sendDataframe<Row>(req: Request, res: Response, format: DataframeFormat, page: DataframePage<Row>, cache: PageCache): Promise<void> {
   const bytes = await dataframeBytes(format, page);
-  const tag = entityTag([cache.params, page.nextStart ?? '', createHash('sha256').update(bytes).digest('base64url')]);
-  cache.remember?.({ tag, nextStart: page.nextStart });
+  const tag = pageTag(cache, page.nextStart, () => entityTag([cache.params, page.nextStart ?? '', createHash('sha256').update(bytes).digest('base64url')]));
   if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);
   if (answeredNotModified(req, res, tag, cache.span)) return;
   res.type(DATAFRAME_MEDIA_TYPES[format]).send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));

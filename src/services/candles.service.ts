@@ -39,7 +39,7 @@ export class CandlesService {
    * The same with each row as its JSON object text (`time` and the candle's values): the fast
    * path of GET /v1/ohlcv's JSON, with no object per row.
    */
-  async pageAsJson(request: CandleRequest, now: number): Promise<JsonRows> {
+  async pageAsJson(request: CandleRequest, now: number): Promise<JsonRows<string | Buffer>> {
     const id = (await this.series.idsOf([request])).get(marketKey(request));
     const end = closedEnd(request.end, request.timeframe, now);
     if (id === undefined || request.start > end) return { count: 0, nextStart: null, json: '' };

@@ -17,7 +17,11 @@ export interface RememberedTag {
   nextStart: string | null;
 }
 
-export type PageRead<P> = { notModified: RememberedTag } | { page: P; remember?: (tag: RememberedTag) => void };
+/**
+ * A page read through its watermark: a 304's tag, or the page with either the tag already
+ * remembered for it (`known`: its bytes need no hashing) or a way to remember the tag it is sent with.
+ */
+export type PageRead<P> = { notModified: RememberedTag } | { page: P; known?: RememberedTag; remember?: (tag: RememberedTag) => void };
 
 export class PageTags {
   constructor(
@@ -42,20 +46,24 @@ export class PageTags {
    * The page, or the tag remembered for it when `holds` says the client has that one. With no
    * scope (a page that cannot be proved unchanged) the page is read as before. Otherwise the
    * watermark is read before the page and again after it, on the same server: equal, no write
-   * touched the page's rows meanwhile, so the tag of what is sent may be remembered under it.
+   * touched the page's rows meanwhile, so the tag of what is sent may be remembered under it, or,
+   * when one is remembered already, is that one (the cache is asked while the page is read).
    */
   async read<P>(params: string, scope: WatermarkScope | null, holds: ((tag: string) => boolean) | null, read: () => Promise<P>): Promise<PageRead<P>> {
     if (scope === null) return { page: await read() };
     return this.consistent(async () => {
       const before = await this.watermarks.read(scope);
       const key = keyOf(params, scope, before);
+      // A cache never rejects (a failure is a miss).
+      const asked = this.cache.get(key).then(decode);
       if (holds !== null) {
-        const remembered = decode(await this.cache.get(key));
+        const remembered = await asked;
         if (remembered !== null && holds(remembered.tag)) return { notModified: remembered };
       }
       const page = await read();
       if ((await this.watermarks.read(scope)) !== before) return { page };
-      return { page, remember: (t: RememberedTag) => void this.cache.set(key, encode(t)) };
+      const known = await asked;
+      return known !== null ? { page, known } : { page, remember: (t: RememberedTag) => void this.cache.set(key, encode(t)) };
     });
   }
 }

@@ -136,6 +136,27 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
     expect(after.headers.get('etag')).not.toBe(tag);
   });
 
+  it('when a page is asked again without a tag, then the 200 carries the tag remembered at its watermark, not a new hash of its bytes', async () => {
+    const path = eth('1m', 420, 430);
+    const tag = await warm(path, jest.spyOn(srv.services.candles, 'pageAsJson'));
+    // Unchanged bytes: the same tag either way.
+    expect((await get(path)).headers.get('etag')).toBe(tag);
+    // Changed bytes behind the watermarks: a hash would give a new tag; the remembered one is sent.
+    await rawClose('1m', 425, '4.75');
+    const stale = await get(path);
+    expect([stale.status, stale.headers.get('etag')]).toEqual([200, tag]);
+    expect(((await stale.json()) as { data: Array<{ close: string }> }).data[5].close).toBe('4.750000');
+    await srv.services.tags.bumpAll();
+    const fresh = await get(path);
+    expect([fresh.status, fresh.headers.get('etag') === tag]).toEqual([200, false]);
+    // CSV pages (their X-Next-Start remembered too) and dataframes take the same path.
+    for (const extra of ['&format=csv&limit=5', '&format=parquet']) {
+      const first = await get(eth('1m', 420, 430, extra));
+      const again = await get(eth('1m', 420, 430, extra));
+      expect([again.headers.get('etag'), again.headers.get('x-next-start')]).toEqual([first.headers.get('etag'), first.headers.get('x-next-start')]);
+    }
+  });
+
   it('when the request is refused (401, 400, 403, 429), then no 304 even with the remembered tag; a 304 carries the quota headers', async () => {
     const path = eth('1h', 0, 600);
     const free = await srv.key('free');

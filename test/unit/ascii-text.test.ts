@@ -101,9 +101,9 @@ describe('candlesJson', () => {
       ['1767225660.5', '0.000001', '1', '0', '-1.5', 'NaN'],
       ['1767225720', '1', '1', '1', '1', '1'],
     ];
-    expect(candlesJson(rows, 2)).toBe(rows.slice(0, 2).map(candleJson).join(','));
-    expect(candlesJson(rows, 3)).toBe(rows.map(candleJson).join(','));
-    expect(candlesJson(rows, 0)).toBe('');
+    expect(candlesJson(rows, 2).toString()).toBe(rows.slice(0, 2).map(candleJson).join(','));
+    expect(candlesJson(rows, 3).toString()).toBe(rows.map(candleJson).join(','));
+    expect(candlesJson(rows, 0).toString()).toBe('');
   });
 });
 

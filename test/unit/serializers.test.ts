@@ -22,10 +22,14 @@ describe('restShape', () => {
     expect(fundingCsvCells({ normalized: true } as never)(normalized)).toEqual(['t', '0.00000100', null, '0.00010000']);
   });
 
-  it('renders a page whose JSON the documented schema accepts', () => {
-    const body = JSON.parse(candlePageJson({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: 0, end: 0, limit: 1 }, { count: 1, nextStart: null, json: CANDLE.json(candle) }));
+  it('renders a page whose JSON the documented schema accepts, from rows as text or as bytes', () => {
+    const q = { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: 0, end: 0, limit: 1 } as const;
+    const text = candlePageJson(q, { count: 1, nextStart: null, json: CANDLE.json(candle) });
+    const body = JSON.parse(text as string);
     expect(body).toEqual({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', count: 1, next_start: null, data: [candle] });
     expect(CANDLE_PAGE_SCHEMA.safeParse(body).success).toBe(true);
+    expect(candlePageJson(q, { count: 1, nextStart: null, json: Buffer.from(CANDLE.json(candle)) }).toString()).toBe(text);
+    expect(candlePageJson(q, { count: 0, nextStart: null, json: Buffer.alloc(0) }).toString()).toBe(candlePageJson(q, { count: 0, nextStart: null, json: '' }));
   });
 
   it('renders nested shapes by their own table (quality components)', () => {

@@ -98,6 +98,18 @@ export const pageSchema = (fields: Record<string, z.ZodType>, row: z.ZodType) =>
 
 /** `{...head, "data":[rows]}` where the rows are already JSON text. */
 export function pageJson(head: Record<string, unknown>, rows: readonly string[]): string {
+  return `${dataOpening(head)}${rows.join(',')}]}`;
+}
+
+const DATA_CLOSING = Buffer.from(']}');
+
+/** `pageJson` of rows already JSON bytes: one copy of them, and no string of the page. */
+export function pageJsonBytes(head: Record<string, unknown>, rows: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(dataOpening(head)), rows, DATA_CLOSING]);
+}
+
+/** `{...head, "data":[` */
+function dataOpening(head: Record<string, unknown>): string {
   const h = JSON.stringify(head);
-  return `${h.slice(0, -1)}${h.length > 2 ? ',' : ''}"data":[${rows.join(',')}]}`;
+  return `${h.slice(0, -1)}${h.length > 2 ? ',' : ''}"data":[`;
 }
