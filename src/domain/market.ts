@@ -77,7 +77,7 @@ export interface MultiAssetRow {
  * A page rendered as JSON text, for the JSON representation's fast paths: `json` is the
  * `count` row objects separated by commas (no brackets), made without a string per row.
  */
-export interface JsonRows<Json extends string | Buffer = string> {
+export interface JsonRows<Json extends string | Uint8Array = string> {
   count: number;
   /** The rows' JSON objects, comma-separated (as bytes: UTF-8). */
   json: Json;
