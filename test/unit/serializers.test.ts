@@ -2,7 +2,9 @@
 import type { Candle, FundingRate } from '../../src/domain/market';
 import { CANDLE, CANDLE_PAGE_SCHEMA, candlePageJson } from '../../src/rest/serializers/candle.serializer';
 import { FUNDING_RATE, fundingCsvCells, fundingCsvColumns } from '../../src/rest/serializers/funding.serializer';
+import { featurePageJson } from '../../src/rest/serializers/feature.serializer';
 import { qualityBody } from '../../src/rest/serializers/quality.serializer';
+import { jsonRowsBytes, pageJson } from '../../src/rest/serializers/shape';
 
 const candle: Candle = { time: '2024-01-01T00:00:00+00:00', open: '1.000000', high: '2.000000', low: '0.500000', close: '1.500000', volume: '0.000000' };
 
@@ -30,6 +32,16 @@ describe('restShape', () => {
     expect(CANDLE_PAGE_SCHEMA.safeParse(body).success).toBe(true);
     expect(candlePageJson(q, { count: 1, nextStart: null, json: Buffer.from(CANDLE.json(candle)) }).toString()).toBe(text);
     expect(candlePageJson(q, { count: 0, nextStart: null, json: Buffer.alloc(0) }).toString()).toBe(candlePageJson(q, { count: 0, nextStart: null, json: '' }));
+  });
+
+  it('writes rows of JSON text as the UTF-8 bytes of their comma-joined text, past the first buffer', () => {
+    const rows = ['{"a":"1"}', '{"é":"ünï"}', `{"long":"${'9'.repeat(5_000)}"}`, '{"emoji":"📈"}', '{}'];
+    expect(jsonRowsBytes(rows).toString('utf8')).toBe(rows.join(','));
+    expect(jsonRowsBytes([]).length).toBe(0);
+    const q = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', names: ['rsi_14'], start: 0, end: 0, limit: 2 };
+    const page = { count: 2, nextStart: null, data: ['{"time":"t1","rsi_14":"50.1"}', '{"time":"t2","rsi_14":null}'] };
+    const head = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', features: ['rsi_14'], count: 2, next_start: null };
+    expect(featurePageJson(q as never, page).toString()).toBe(pageJson(head, page.data));
   });
 
   it('renders nested shapes by their own table (quality components)', () => {
