@@ -52,6 +52,19 @@ describe('bad input the fuzzing found', () => {
     expect(JSON.parse(g.text)).toMatchObject({ error: 'INVALID_PARAMETER', message: 'label must not contain control characters' });
   });
 
+  it.each<[unknown]>([[{ toString: false }], [{ toString: 'x', valueOf: 1 }], [['pro']], [{ tier: 'pro' }]])('when a new key\'s tier is a JSON object or array (%j), then 400 INVALID_TIER, not 500 (turning it into text threw)', async (tier) => {
+    const s: Sent = {
+      method: 'POST',
+      path: '/v1/auth/keys',
+      headers: { 'X-Admin-Token': ADMIN_TOKEN, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ user_id: '00000000-0000-1000-8000-000000000000', tier }),
+    };
+    const g = await sendTo(s);
+    checkRest(s, g);
+    expect(g.status).toBe(400);
+    expect(JSON.parse(g.text)).toMatchObject({ error: 'INVALID_TIER', message: 'tier is not one of free, pro, scale' });
+  });
+
   it.each(['0070-01-01', '0099-12-31T23:59:59Z'])('when start is in the first century (%s), then INVALID_TIMESTAMP, not a date of the 1900s', async (start) => {
     const r = await srv.getJson(`/v1/ohlcv?symbol=BTC-USDT&exchange=spot&timeframe=1h&start=${start}&end=2024-01-01`, key);
     expect(r.status).toBe(400);

@@ -37,6 +37,9 @@ export const NEW_KEY_BODY = z.object(NEW_KEY_FIELDS);
 
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
+/** The tier as the message names it: a JSON object or array is not turned into text (its own `toString` may throw). */
+const shownTier = (v: unknown) => (typeof v === 'object' ? 'tier' : `tier "${String(v)}"`);
+
 /** Check key-creation input field by field, in order: user_id, tier, label. */
 export function parseNewKeyBody(input: NewKeyBody): NewKey {
   const f = NEW_KEY_FIELDS;
@@ -45,7 +48,7 @@ export function parseNewKeyBody(input: NewKeyBody): NewKey {
   if (!userId.success) throw new AppError('INVALID_PARAMETER', 'user_id must be a UUID', { parameter: 'user_id' });
   if (absent(input.tier)) throw new AppError('MISSING_PARAMETER', 'tier is required (free, pro or scale)', { parameter: 'tier' });
   const tier = f.tier.safeParse(input.tier);
-  if (!tier.success) throw new AppError('INVALID_TIER', `tier "${String(input.tier)}" is not one of free, pro, scale`);
+  if (!tier.success) throw new AppError('INVALID_TIER', `${shownTier(input.tier)} is not one of free, pro, scale`);
   const label = f.label.safeParse(input.label);
   if (!label.success) {
     const why = typeof input.label === 'string' && !CONTROL_FREE.test(input.label) ? 'label must not contain control characters' : `label must be a string of at most ${MAX_LABEL} characters`;
