@@ -117,8 +117,9 @@ export function pageCache(req: Request, format: Format, request: { end: number }
 }
 
 /**
- * Send a JSON body built by a serializer, or 304 when the client holds it already. The body is
- * encoded once (a full page is large): the tag hashes the bytes that are sent.
+ * Send a JSON body built by a serializer (text, or bytes already), or 304 when the client holds
+ * it already. The body is encoded once (a full page is large): the tag hashes the bytes that are
+ * sent, or is the one remembered for them (`pageTag`).
  */
 export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string | Buffer): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
