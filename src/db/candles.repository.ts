@@ -10,6 +10,7 @@ import { BinaryRows } from '../domain/binary-rows';
 import type { CandleInput } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, JsonRows, TradeFlowField } from '../domain/market';
+import { joinedBytes } from '../domain/ascii-text';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf, type EncodedRows } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';
@@ -83,10 +84,10 @@ export class CandlesRepository {
    * building, bench/README.md). Up to `limit` rows and the next start;
    * `fields` appends those trade-flow values to each row.
    */
-  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, fields?: readonly TradeFlowField[]): Promise<JsonRows<string | Buffer>> {
+  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, fields?: readonly TradeFlowField[]): Promise<JsonRows> {
     const rows = await this.db.query<TextRow>(fields ? FLOW_PAGE_SQL : PAGE_SQL, [id, timeframe, start, end, limit + 1], { prepare: true, textRows: true });
     const count = Math.min(rows.length, limit);
-    const json = fields ? rows.slice(0, count).map((r) => candleFlowJson(r, fields)).join(',') : candlesJson(rows, count);
+    const json = fields ? joinedBytes(rows.slice(0, count).map((r) => candleFlowJson(r, fields))) : candlesJson(rows, count);
     return { count, json, nextStart: rows.length > limit ? apiTimeOfEpoch(rows[limit][0]!) : null };
   }
 

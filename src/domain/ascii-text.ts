@@ -29,6 +29,27 @@ export class ByteBuilder {
     this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
   }
+
+  /** The bytes so far, as a view of the buffer: nothing may be written after. */
+  view(): Buffer {
+    return this.bytes.subarray(0, this.length);
+  }
+}
+
+/**
+ * Texts (rows already JSON) comma-separated, as UTF-8 bytes in one buffer: no joined string of
+ * the page (a 15-feature page of 10,000 rows is 4 MB) to collect and encode again.
+ */
+export function joinedBytes(texts: readonly string[]): Buffer {
+  const out = new ByteBuilder(texts.length * 400 + 16);
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i];
+    // UTF-8 takes at most 3 bytes per UTF-16 unit.
+    out.room(text.length * 3 + 1);
+    if (i > 0) out.bytes[out.length++] = 44; // ,
+    out.length += out.bytes.write(text, out.length, 'utf8');
+  }
+  return out.view();
 }
 
 export class AsciiText extends ByteBuilder {
@@ -37,18 +58,6 @@ export class AsciiText extends ByteBuilder {
 
   constructor(capacity = 1 << 20) {
     super(capacity);
-  }
-
-  /** The text so far as a string, and an empty buffer to go on with. */
-  take(): string {
-    const text = this.bytes.toString('latin1', 0, this.length);
-    this.length = 0;
-    return text;
-  }
-
-  /** The bytes so far, as a view of the buffer: nothing may be written after. */
-  view(): Buffer {
-    return this.bytes.subarray(0, this.length);
   }
 
   /** An ASCII string (a code, a number's text). */

@@ -77,13 +77,16 @@ export interface MultiAssetRow {
  * A page rendered as JSON text, for the JSON representation's fast paths: `json` is the
  * `count` row objects separated by commas (no brackets), made without a string per row.
  */
-export interface JsonRows<Json extends string | Uint8Array = string> {
+export interface JsonRows {
   count: number;
-  /** The rows' JSON objects, comma-separated (as bytes: UTF-8). */
-  json: Json;
+  /** The rows' JSON objects, comma-separated, as UTF-8 bytes (sent as they are). */
+  json: Uint8Array;
   /** The time of the row after the last (null when there is none). */
   nextStart: string | null;
 }
+
+/** A page of no rows, as JSON. */
+export const NO_JSON_ROWS: JsonRows = { count: 0, json: new Uint8Array(0), nextStart: null };
 
 /** One page of rows and where the next one starts (null when none is left). */
 export interface Page<Row> {

@@ -179,7 +179,7 @@ export function alignedJson(series: Aligned, places: number, limit: number): Jso
     }
     out.byte(125);
   });
-  return { count, json: out.take(), nextStart: Number.isNaN(next) ? null : formatTimestamp(next * 1000) };
+  return { count, json: out.view(), nextStart: Number.isNaN(next) ? null : formatTimestamp(next * 1000) };
 }
 
 /** The series itself when ascending by time, else a sorted copy. */

@@ -4,7 +4,7 @@
  */
 import type { CandlesRepository } from '../db/candles.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { Candle, CandleRequest, JsonRows, Page } from '../domain/market';
+import { NO_JSON_ROWS, type Candle, type CandleRequest, type JsonRows, type Page } from '../domain/market';
 import type { RawParams } from '../domain/params/param';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { closedEnd } from '../domain/timeframe';
@@ -39,10 +39,10 @@ export class CandlesService {
    * The same with each row as its JSON object text (`time` and the candle's values): the fast
    * path of GET /v1/ohlcv's JSON, with no object per row.
    */
-  async pageAsJson(request: CandleRequest, now: number): Promise<JsonRows<string | Buffer>> {
+  async pageAsJson(request: CandleRequest, now: number): Promise<JsonRows> {
     const id = (await this.series.idsOf([request])).get(marketKey(request));
     const end = closedEnd(request.end, request.timeframe, now);
-    if (id === undefined || request.start > end) return { count: 0, nextStart: null, json: '' };
+    if (id === undefined || request.start > end) return NO_JSON_ROWS;
     return this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit, request.fields);
   }
 

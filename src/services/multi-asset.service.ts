@@ -1,7 +1,7 @@
 /** One field across several symbols, aligned by time (GET /v1/multi-asset, GraphQL `multiAsset`). */
 import type { MultiAssetRepository } from '../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { JsonRows, MultiAssetRequest, MultiAssetRow, Page } from '../domain/market';
+import { NO_JSON_ROWS, type JsonRows, type MultiAssetRequest, type MultiAssetRow, type Page } from '../domain/market';
 import { alignedJson, alignedRows, multiAssetSource, type Aligned, type MultiAssetSource } from '../domain/multi-asset';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { RawParams } from '../domain/params/param';
@@ -51,7 +51,7 @@ export class MultiAssetService {
    */
   async pageAsJson(q: MultiAssetRequest, now: number): Promise<JsonRows> {
     const series = await this.series(q, now);
-    return series === null ? { count: 0, json: '', nextStart: null } : alignedJson(series.list, series.places, MAX_ROWS);
+    return series === null ? NO_JSON_ROWS : alignedJson(series.list, series.places, MAX_ROWS);
   }
 
   /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */

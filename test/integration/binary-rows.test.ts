@@ -45,7 +45,7 @@ function csv(all: Row[]): string {
     else text.ascii(scaledText(r.n.m, r.n.s));
     text.ascii(`,${r.big ?? ''},${r.flag ? 't' : 'f'}\n`);
   });
-  return text.take();
+  return text.view().toString('latin1');
 }
 
 function scaledText(m: number, s: number): string {

@@ -1,10 +1,11 @@
 /** The REST serializers: one table per shape gives JSON text equal to what JSON.stringify would write, CSV cells, and the schema. */
-import type { Candle, FundingRate } from '../../src/domain/market';
+import { joinedBytes } from '../../src/domain/ascii-text';
+import { NO_JSON_ROWS, type Candle, type FundingRate } from '../../src/domain/market';
 import { CANDLE, CANDLE_PAGE_SCHEMA, candlePageJson } from '../../src/rest/serializers/candle.serializer';
 import { FUNDING_RATE, fundingCsvCells, fundingCsvColumns } from '../../src/rest/serializers/funding.serializer';
 import { featurePageJson } from '../../src/rest/serializers/feature.serializer';
 import { qualityBody } from '../../src/rest/serializers/quality.serializer';
-import { jsonRowsBytes, pageJson } from '../../src/rest/serializers/shape';
+import { pageJson } from '../../src/rest/serializers/shape';
 
 const candle: Candle = { time: '2024-01-01T00:00:00+00:00', open: '1.000000', high: '2.000000', low: '0.500000', close: '1.500000', volume: '0.000000' };
 
@@ -24,20 +25,21 @@ describe('restShape', () => {
     expect(fundingCsvCells({ normalized: true } as never)(normalized)).toEqual(['t', '0.00000100', null, '0.00010000']);
   });
 
-  it('renders a page whose JSON the documented schema accepts, from rows as text or as bytes', () => {
+  it('renders a page whose JSON the documented schema accepts, its rows\' bytes as the text page would hold them', () => {
     const q = { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: 0, end: 0, limit: 1 } as const;
-    const text = candlePageJson(q, { count: 1, nextStart: null, json: CANDLE.json(candle) });
-    const body = JSON.parse(text as string);
+    const text = candlePageJson(q, { count: 1, nextStart: null, json: Buffer.from(CANDLE.json(candle)) }).toString();
+    const body = JSON.parse(text);
     expect(body).toEqual({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', count: 1, next_start: null, data: [candle] });
     expect(CANDLE_PAGE_SCHEMA.safeParse(body).success).toBe(true);
-    expect(candlePageJson(q, { count: 1, nextStart: null, json: Buffer.from(CANDLE.json(candle)) }).toString()).toBe(text);
-    expect(candlePageJson(q, { count: 0, nextStart: null, json: Buffer.alloc(0) }).toString()).toBe(candlePageJson(q, { count: 0, nextStart: null, json: '' }));
+    const head = { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', count: 1, next_start: null };
+    expect(text).toBe(pageJson(head, [CANDLE.json(candle)]));
+    expect(candlePageJson(q, NO_JSON_ROWS).toString()).toBe(pageJson({ ...head, count: 0 }, []));
   });
 
   it('writes rows of JSON text as the UTF-8 bytes of their comma-joined text, past the first buffer', () => {
     const rows = ['{"a":"1"}', '{"é":"ünï"}', `{"long":"${'9'.repeat(5_000)}"}`, '{"emoji":"📈"}', '{}'];
-    expect(jsonRowsBytes(rows).toString('utf8')).toBe(rows.join(','));
-    expect(jsonRowsBytes([]).length).toBe(0);
+    expect(joinedBytes(rows).toString('utf8')).toBe(rows.join(','));
+    expect(joinedBytes([]).length).toBe(0);
     const q = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', names: ['rsi_14'], start: 0, end: 0, limit: 2 };
     const page = { count: 2, nextStart: null, data: ['{"time":"t1","rsi_14":"50.1"}', '{"time":"t2","rsi_14":null}'] };
     const head = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', features: ['rsi_14'], count: 2, next_start: null };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Candle, CandleRequest, JsonRows, TradeFlowField } from '../../domain/market';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
-import { decimal, pageJson, pageJsonBytes, pageSchema, restShape, timestamp } from './shape';
+import { decimal, pageJsonBytes, pageSchema, restShape, timestamp } from './shape';
 
 const six = decimal('6 decimals');
 
@@ -36,8 +36,6 @@ export const candleCsvCells = (q: CandleRequest) => (r: Candle) =>
   q.fields ? [...CANDLE.csvCells(r), ...q.fields.map((f) => r[TRADE_FLOW[f].from] as string | null | undefined)] : CANDLE.csvCells(r);
 
 /** A page whose rows are already JSON text (CandlesService.pageAsJson). */
-export function candlePageJson(q: CandleRequest, p: JsonRows<string | Buffer>): string | Buffer {
-  const head = { symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart };
-  if (typeof p.json !== 'string') return pageJsonBytes(head, p.json);
-  return pageJson(head, p.count > 0 ? [p.json] : []);
+export function candlePageJson(q: CandleRequest, p: JsonRows): Buffer {
+  return pageJsonBytes({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.json);
 }

@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { FEATURE_CATALOGUE, FEATURE_CATEGORIES } from '../../domain/feature-catalogue';
 import type { FeatureRequest, FeatureRow, Page } from '../../domain/market';
-import { jsonRowsBytes, pageJsonBytes, pageSchema, timestamp } from './shape';
+import { joinedBytes } from '../../domain/ascii-text';
+import { pageJsonBytes, pageSchema, timestamp } from './shape';
 
 /** A wide row: time plus one decimal string (or null) per requested name. */
 export const wideRowSchema = (what: string) =>
@@ -24,7 +25,7 @@ const pageHead = (q: FeatureRequest, p: Page<unknown>) => ({
 
 /** A page whose rows PostgreSQL already rendered as JSON objects (FeatureReadService.pageAsJson). */
 export function featurePageJson(q: FeatureRequest, p: Page<string>): Buffer {
-  return pageJsonBytes(pageHead(q, p), jsonRowsBytes(p.data));
+  return pageJsonBytes(pageHead(q, p), joinedBytes(p.data));
 }
 
 export const featureCsvColumns = (q: FeatureRequest) => ['time', ...q.names];

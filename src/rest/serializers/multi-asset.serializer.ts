@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { JsonRows, MultiAssetRequest, MultiAssetRow } from '../../domain/market';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
 import { wideRowSchema } from './feature.serializer';
-import { pageJson, pageSchema } from './shape';
+import { pageJsonBytes, pageSchema } from './shape';
 
 export const MULTI_ASSET_PAGE_SCHEMA = pageSchema(
   { symbols: z.array(z.string()), exchange: z.string(), timeframe: z.enum(CANDLE_TIMEFRAMES), field: z.string() },
@@ -11,11 +11,8 @@ export const MULTI_ASSET_PAGE_SCHEMA = pageSchema(
 );
 
 /** The page with its rows already JSON text (domain/multi-asset.ts `alignedJson`). */
-export function multiAssetPageJson(q: MultiAssetRequest, p: JsonRows): string {
-  return pageJson(
-    { symbols: q.symbols, exchange: q.exchange, timeframe: q.timeframe, field: q.field, count: p.count, next_start: p.nextStart },
-    p.count > 0 ? [p.json] : [],
-  );
+export function multiAssetPageJson(q: MultiAssetRequest, p: JsonRows): Buffer {
+  return pageJsonBytes({ symbols: q.symbols, exchange: q.exchange, timeframe: q.timeframe, field: q.field, count: p.count, next_start: p.nextStart }, p.json);
 }
 
 export const multiAssetCsvColumns = (q: MultiAssetRequest) => ['time', ...q.symbols];
