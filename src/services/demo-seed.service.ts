@@ -10,7 +10,7 @@ import type { Repositories, Store } from '../db/store';
 import type { FundingRateInput } from '../domain/csv-rows';
 import { DEMO_SYMBOLS, demoFundingRate, type DemoSymbol } from '../domain/demo-data';
 import { DAY_MS, HOUR_MS } from '../domain/time';
-import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
+import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../domain/timeframe';
 import type { Exchanges } from '../domain/exchanges';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import { DEMO_FUNDING_DAYS, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
@@ -34,9 +34,6 @@ export interface SeedRowsSource {
 }
 
 export const INLINE_ROWS: SeedRowsSource = { symbol: symbolSeeds };
-
-/** The timeframes whose candles start at the window's cut (the minutes and their rollups below 1h); the rest from its first hour. */
-const MINUTE_TIMEFRAMES: ReadonlySet<CandleTimeframe> = new Set(['1m', '5m', '15m']);
 
 export class DemoSeedService {
   constructor(
@@ -82,10 +79,11 @@ export class DemoSeedService {
     };
     let next = ask(0);
     // While the first rows are made: the partitions every write will need (DDL, which each
-    // write would otherwise run before its rows when it meets a period first).
+    // write would otherwise run before its rows when it meets a period first). Timeframes below
+    // 1h (the minutes and their rollups) start at the window's cut, the rest at its first hour.
     await this.store.partitions.ensure(
       CANDLE_TIMEFRAMES.flatMap((timeframe) =>
-        (['candles', 'features'] as const).map((table) => ({ table, timeframe, fromMs: MINUTE_TIMEFRAMES.has(timeframe) ? w.cut : w.hourStart, toMs: w.lastMinute })),
+        (['candles', 'features'] as const).map((table) => ({ table, timeframe, fromMs: TIMEFRAME_MS[timeframe] < HOUR_MS ? w.cut : w.hourStart, toMs: w.lastMinute })),
       ),
     );
     for (let i = 0; i < series.length; i++) {
