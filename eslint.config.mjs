@@ -6,6 +6,8 @@ import globals from 'globals';
  * The layers and which way imports flow (docs/ARCHITECTURE.md):
  *   rest/, graphql/  ->  transport/  ->  services/  ->  db/  ->  domain/
  *                                      services/  ->  venues/  ->  domain/
+ *   encoding/ (byte writers: JSON text, binary COPY rows, the CSV fast path) sits beside domain/:
+ *   it may use domain types; db/, services/, rest/ and graphql/ use it; domain/ never does.
  * rest/ and graphql/ never import each other, and neither reaches db/; jobs/ run services;
  * venues/ (the venues' wire formats) knows nothing of storage or the API.
  * Only the composition root (src/*.ts: composition, http-app, server, cli) knows every layer.
@@ -45,6 +47,8 @@ export default tseslint.config(
   },
   // The domain is pure: no I/O, no framework, no other layer.
   layer('domain', [...ROOT, ...STORAGE, 'express', 'pino', 'ioredis', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
+  // Byte-level writers and readers: no I/O, no layer above the domain.
+  layer('encoding', [...ROOT, ...STORAGE, 'express', 'pino', 'ioredis', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**', '**/venues/**']),
   layer('db', [...ROOT, 'express', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
   layer('services', [...ROOT, ...STORAGE, 'express', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
   layer('venues', [...ROOT, ...STORAGE, 'express', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),

@@ -19,7 +19,7 @@ import { marketRouter } from './rest/market.route';
 import { metricsRouter } from './rest/metrics.route';
 import { openApiDocument } from './rest/openapi';
 import { qualityRouter } from './rest/quality.route';
-import type { Metrics } from './services/metrics';
+import type { Metrics } from './services/runtime/metrics';
 import { cors } from './transport/cors';
 import { requestContext } from './transport/request-context';
 import { VERSION } from './version';

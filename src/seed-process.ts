@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
-import type { SeedSummary } from './services/demo-seed.service';
+import type { SeedSummary } from './services/demo/demo-seed.service';
 
 type Seeded = { summary: SeedSummary | null; durationMs: number };
 /** What the child reports before it exits. */
@@ -86,7 +86,7 @@ async function childMain(): Promise<void> {
     const logger = createLogger(config.logLevel);
     // Here, not at the top: the parent's side of this file (seedEarly) loads little. The
     // worker thread first, so that its modules load while the database opens.
-    const rows = (await import('./services/demo-seed.worker')).workerRows();
+    const rows = (await import('./services/demo/demo-seed.worker')).workerRows();
     const { openServices } = await import('./composition');
     const services = await openServices(config, { logger, readReplicas: false, bulkLoad: true });
     try {

@@ -19,7 +19,7 @@ import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
 import { attachSubscriptions } from './graphql/subscriptions';
 import { EventHub } from './services/events/event-hub';
-import { SubscriptionsService } from './services/subscriptions.service';
+import { SubscriptionsService } from './services/events/subscriptions.service';
 import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
 import { startQualitySchedule } from './jobs/quality.job';

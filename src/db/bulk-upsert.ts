@@ -5,7 +5,7 @@
  * ones (a re-import, a duplicate time in the file), the savepoint is rolled back and they go
  * through a staging table and `INSERT ... ON CONFLICT DO UPDATE` (the file's last row wins).
  */
-import { rowsAsText, type ColumnType } from '../domain/binary-rows';
+import { rowsAsText, type ColumnType } from '../encoding/binary-rows';
 import { byLeaf, readAhead, whole, type Chunk } from './copy-pieces';
 import type { SqlSession } from './database';
 

@@ -3,7 +3,7 @@
  * into (`epoch_ms,open,high,low,close,volume` lines) read into arrays of doubles by offsets, with
  * no string per value; and the statement that reads it.
  */
-import type { CandleHistory } from '../domain/imported-bars';
+import type { CandleHistory } from '../domain/bar-history';
 
 export type { CandleHistory };
 

@@ -5,7 +5,7 @@
  * (bench/README.md). Reads that ask for the trade flow have statements of their own, so the
  * others read and render exactly what they did.
  */
-import { AsciiText } from '../domain/ascii-text';
+import { AsciiText } from '../encoding/ascii-text';
 import { fixedPlaces } from '../domain/decimal';
 import type { Candle, TradeFlowField } from '../domain/market';
 import type { TextRow } from './database';

@@ -4,8 +4,8 @@
  * fields around `time,open,high,low,close,volume`, and the rows of stored candles and rollups.
  * Pure: the demo seed's worker thread encodes with it too.
  */
-import { BinaryRows, type ColumnType } from '../domain/binary-rows';
-import { writeCandle } from '../domain/csv-fast-path';
+import { BinaryRows, type ColumnType } from '../encoding/binary-rows';
+import { writeCandle } from '../encoding/csv-fast-path';
 import type { CandleInput, TradeFlow } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
 import type { CandleTimeframe } from '../domain/timeframe';
@@ -85,7 +85,8 @@ export function* rollupRows(frame: CandleRowFrame, bars: RollupBars): Generator<
   for (let i = 0; i < bars.length; i++) {
     frame.begin(out);
     out.timestamptz(bars.time(i));
-    bars.write(i, out);
+    // Each value at its own scale, as ROLLUP_SQL stores it.
+    for (let k = 0; k < 5; k++) out.scaled(bars.mantissa(i, k), bars.scale(i, k));
     frame.end(out);
     if (out.length >= COPY_CHUNK_BYTES) yield out.take();
   }

@@ -6,11 +6,11 @@
  * Page reads take a list of series, so one statement serves one REST request or a whole
  * DataLoader batch of GraphQL fields.
  */
-import { BinaryRows } from '../domain/binary-rows';
+import { BinaryRows } from '../encoding/binary-rows';
 import type { CandleInput } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
 import type { Candle, Coverage, JsonRows, TradeFlowField } from '../domain/market';
-import { joinedBytes } from '../domain/ascii-text';
+import { joinedBytes } from '../encoding/ascii-text';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf, type EncodedRows } from './bulk-upsert';
 import { moveWatermarks } from './watermarks.repository';

@@ -2,7 +2,7 @@
  * The input of a large bulkUpsert as pieces of whole lines or rows, each with the table it is
  * copied into (the timeframe's table, or its leaves), read ahead of the server.
  */
-import { rowEnd, rowTime } from '../domain/binary-rows';
+import { rowEnd, rowTime } from '../encoding/binary-rows';
 import type { BulkUpsertSpec } from './bulk-upsert';
 
 /** A piece of the input: CSV text of whole lines, or whole binary rows (BinaryRows). */

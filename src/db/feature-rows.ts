@@ -2,7 +2,7 @@
  * The features table's technical rows in binary COPY form: columns, types, and the rows of
  * computed values. Pure: the demo seed's worker thread encodes with it too.
  */
-import { BinaryRows, type ColumnType } from '../domain/binary-rows';
+import { BinaryRows, type ColumnType } from '../encoding/binary-rows';
 import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import { COPY_CHUNK_BYTES } from './bulk-upsert';

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStream } from 'pg-copy-streams';
-import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../domain/binary-rows';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../encoding/binary-rows';
 import type { QueryOptions, SqlSession } from './database';
 import { mapUnavailable } from './unavailable';
 

@@ -9,7 +9,7 @@ import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
 import { PgliteTextRows } from './pglite-text-rows';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
-import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../domain/binary-rows';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../encoding/binary-rows';
 
 const parsers = { [types.INT8]: (v: string) => Number(v) };
 

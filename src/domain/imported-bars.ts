@@ -5,167 +5,9 @@
  * largest scale of its rows). A series without candles before the import then gets its rollups
  * and features from these, instead of reading back what was just written.
  */
-import type { BinaryRows } from './binary-rows';
+import { BarHistory, Column } from './bar-history';
+import { compareScaled, doubleOf, rescale, scaledDecimal } from './scaled-decimal';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type CandleTimeframe } from './timeframe';
-
-/**
- * Candles of one series as columns of doubles, oldest first: the feature precompute's input,
- * from CandlesRepository.history or from the kept bars. Typed arrays, not arrays of numbers:
- * a chunk's columns are larger than V8's large-object size, and as plain arrays (grown by
- * push) each chunk left megabytes in the large-object space until a full collection.
- */
-export interface CandleHistory {
-  time: Float64Array;
-  open: Float64Array;
-  high: Float64Array;
-  low: Float64Array;
-  close: Float64Array;
-  volume: Float64Array;
-}
-
-/** The first `n` bars of `h`, as views. */
-export function firstBars(h: CandleHistory, n: number): CandleHistory {
-  return { time: h.time.subarray(0, n), open: h.open.subarray(0, n), high: h.high.subarray(0, n), low: h.low.subarray(0, n), close: h.close.subarray(0, n), volume: h.volume.subarray(0, n) };
-}
-
-const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
-const MAX_SCALE = 22;
-
-/**
- * The double PostgreSQL's text of the decimal `m` x 10^-s reads as in the feature precompute
- * (candle-history.ts `numberIn`: the exact integer divided by the power of ten).
- */
-const doubleOf = (m: number, s: number) => (s > 0 ? m / POW10[s] : m);
-
-/**
- * A plain decimal's text (`-?\d+(\.\d+)?`) as mantissa and scale into `out[at]`, `out[at + 1]`;
- * false when it has another form or its digits do not fit an exact integer.
- */
-export function parseDecimal(text: string, out: Float64Array, at: number): boolean {
-  let i = 0;
-  const neg = text.charCodeAt(0) === 45;
-  if (neg) i++;
-  let m = 0;
-  let s = -1;
-  const digitsFrom = i;
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46 && s < 0) s = 0;
-    else if (c >= 48 && c <= 57) {
-      m = m * 10 + (c - 48);
-      if (s >= 0) s++;
-    } else return false;
-  }
-  if (i === digitsFrom || s === 0 || m > Number.MAX_SAFE_INTEGER || s > MAX_SCALE) return false;
-  out[at] = neg ? -m : m;
-  out[at + 1] = s < 0 ? 0 : s;
-  return true;
-}
-
-/** A value of `m` at scale `s` brought to scale `to` (>= s); NaN when it leaves the exact integers. */
-function rescale(m: number, s: number, to: number): number {
-  const v = to === s ? m : m * POW10[to - s];
-  return Math.abs(v) <= Number.MAX_SAFE_INTEGER ? v : NaN;
-}
-
-/**
- * -1, 0, 1: the exact order of two decimals (NaN: they cannot be compared exactly). Their
- * doubles are correctly rounded, and rounding keeps order: only equal doubles need the exact
- * comparison.
- */
-function compare(am: number, as: number, bm: number, bs: number): number {
-  const da = doubleOf(am, as);
-  const db = doubleOf(bm, bs);
-  if (da !== db) return da < db ? -1 : 1;
-  const s = Math.max(as, bs);
-  const a = rescale(am, as, s);
-  const b = rescale(bm, bs, s);
-  return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
-}
-
-/** Doubles per chunk of a Column (512 KB). */
-const CHUNK_BITS = 16;
-const CHUNK = 1 << CHUNK_BITS;
-
-const RELEASED = new Float64Array(0);
-
-/**
- * A column of doubles in fixed chunks: growing it never copies, nor frees a large buffer for
- * the allocator to keep (a doubling array left the process's RSS far above what it held).
- */
-class Column {
-  private readonly chunks: Float64Array[] = [];
-  length = 0;
-  /** The first index still held (releaseBefore). */
-  held = 0;
-
-  push(v: number): void {
-    const i = this.length & (CHUNK - 1);
-    if (i === 0) this.chunks.push(new Float64Array(CHUNK));
-    this.chunks[this.chunks.length - 1][i] = v;
-    this.length++;
-  }
-
-  at(i: number): number {
-    return this.chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)];
-  }
-
-  /** Lets the chunks wholly before index `i` go (nothing before it is read again). */
-  releaseBefore(i: number): void {
-    const k = i >>> CHUNK_BITS;
-    for (let j = this.held >>> CHUNK_BITS; j < k; j++) this.chunks[j] = RELEASED;
-    this.held = Math.max(this.held, k << CHUNK_BITS);
-  }
-
-  /** Values [start, end) into `out` (from its start). */
-  copy(start: number, end: number, out: Float64Array): void {
-    for (let i = start; i < end; i++) out[i - start] = this.chunks[i >>> CHUNK_BITS][i & (CHUNK - 1)];
-  }
-}
-
-/**
- * Bars of doubles, oldest first, as the feature precompute reads them (CandlesRepository.history).
- * Its reads move forward (each from no earlier than the one before): the bars before a read's
- * first are let go, so the memory they held drains as the features are computed. A read's
- * columns are this history's own arrays, valid until its next read (the precompute computes a
- * chunk from them before it reads the next).
- */
-export class BarHistory {
-  private read: CandleHistory = { time: new Float64Array(0), open: new Float64Array(0), high: new Float64Array(0), low: new Float64Array(0), close: new Float64Array(0), volume: new Float64Array(0) };
-
-  constructor(
-    private readonly cols: { time: Column; open: Column; high: Column; low: Column; close: Column; volume: Column },
-    /** Bars held (a rollup's closed ones). */
-    readonly length: number,
-  ) {}
-
-  /** Up to `lookback` bars before `fromMs` (null: from the first) and up to `limit` from it. */
-  history(fromMs: number | null, lookback: number, limit: number): CandleHistory {
-    const t = this.cols.time;
-    let lo = t.held;
-    let hi = this.length;
-    if (fromMs !== null) {
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (t.at(mid) < fromMs) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    const start = fromMs === null ? 0 : Math.max(0, lo - lookback);
-    if (start < t.held) throw new Error('BarHistory: a read before the bars it let go');
-    const end = Math.min(this.length, lo + limit);
-    const c = this.cols;
-    for (const col of [c.time, c.open, c.high, c.low, c.close, c.volume]) col.releaseBefore(start);
-    const n = Math.max(0, end - start);
-    if (this.read.time.length < n) {
-      const a = () => new Float64Array(n);
-      this.read = { time: a(), open: a(), high: a(), low: a(), close: a(), volume: a() };
-    }
-    const out = firstBars(this.read, n);
-    for (const k of ['time', 'open', 'high', 'low', 'close', 'volume'] as const) c[k].copy(start, end, out[k]);
-    return out;
-  }
-}
 
 /**
  * The bars of one coarser timeframe, folded from the next finer one's (as ROLLUP_SQL rolls each
@@ -195,8 +37,8 @@ class Level {
       a.set(v);
       return true;
     }
-    const hi = compare(v[2], v[3], a[2], a[3]);
-    const lo = compare(v[4], v[5], a[4], a[5]);
+    const hi = compareScaled(v[2], v[3], a[2], a[3]);
+    const lo = compareScaled(v[4], v[5], a[4], a[5]);
     if (Number.isNaN(hi) || Number.isNaN(lo)) return false;
     // On a tie the later row's, as numeric_larger/numeric_smaller keep (canonical decimals: equal values have one text).
     if (hi >= 0) {
@@ -251,10 +93,13 @@ export class RollupBars {
     return this.times.at(i);
   }
 
-  /** Bar `i`'s `open,high,low,close,volume` fields as ROLLUP_SQL stores them (each at its scale). */
-  write(i: number, out: BinaryRows): void {
-    const v = this.values;
-    for (let k = i * 10; k < i * 10 + 10; k += 2) out.scaled(v.at(k), v.at(k + 1));
+  /** Bar `i`'s value `k` (0 open, 1 high, 2 low, 3 close, 4 volume) as mantissa and scale, as ROLLUP_SQL stores it. */
+  mantissa(i: number, k: number): number {
+    return this.values.at(i * 10 + 2 * k);
+  }
+
+  scale(i: number, k: number): number {
+    return this.values.at(i * 10 + 2 * k + 1);
   }
 
   /** Its bars, in order, as rows of `into`: the coarser timeframes rolled from these, as ROLLUP_SQL rolls each from the next finer. */
@@ -307,7 +152,7 @@ export class ImportedBars {
   /** One row of plain decimal texts (a CandleInput's); gives the rows up when a value has another form. */
   addRow(row: { time: number; open: string; high: string; low: string; close: string; volume: string }): void {
     const fields = [row.open, row.high, row.low, row.close, row.volume];
-    for (let f = 0; f < 5; f++) if (!parseDecimal(fields[f], this.scratch, 2 * f)) return this.drop();
+    for (let f = 0; f < 5; f++) if (!scaledDecimal(fields[f], this.scratch, 2 * f)) return this.drop();
     this.add(row.time, this.scratch);
   }
 

@@ -4,7 +4,7 @@
  * perpetual venue at 1h only (they are hourly); the perpetual's context (open_interest,
  * mark_price) on the perpetual venue at any timeframe; technical features at their timeframe.
  */
-import { AsciiText } from './ascii-text';
+import { AsciiText } from '../encoding/ascii-text';
 import { fixedPlaces } from './decimal';
 import { AppError } from './errors';
 import type { JsonRows, MultiAssetRow } from './market';

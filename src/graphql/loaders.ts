@@ -21,12 +21,12 @@ import type {
 } from '../domain/market';
 import type { QualityRecord } from '../domain/quality';
 import type { Principal } from '../services/access/principal';
-import type { CandlesService } from '../services/candles.service';
-import type { DerivativesService } from '../services/derivatives.service';
-import type { FeatureReadService } from '../services/feature-read.service';
-import type { FundingService } from '../services/funding.service';
-import type { MarketsService } from '../services/markets.service';
-import type { QualityService } from '../services/quality.service';
+import type { CandlesService } from '../services/reads/candles.service';
+import type { DerivativesService } from '../services/reads/derivatives.service';
+import type { FeatureReadService } from '../services/reads/feature-read.service';
+import type { FundingService } from '../services/reads/funding.service';
+import type { MarketsService } from '../services/reads/markets.service';
+import type { QualityService } from '../services/derived/quality.service';
 
 export interface LoaderServices {
   candles: CandlesService;

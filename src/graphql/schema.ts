@@ -6,9 +6,9 @@
 import { GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
 import { buildSchema, getMetadataStorage, type PubSub } from 'type-graphql';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import type { KeysService } from '../services/keys.service';
-import type { MultiAssetService } from '../services/multi-asset.service';
-import type { TierPolicy } from '../services/tier-policy';
+import type { KeysService } from '../services/access/keys.service';
+import type { MultiAssetService } from '../services/reads/multi-asset.service';
+import type { TierPolicy } from '../services/access/tier-policy';
 import { registerArgs } from './args';
 import { AccountResolver } from './resolvers/account.resolver';
 import { FeatureResolver } from './resolvers/feature.resolver';

@@ -19,7 +19,7 @@ import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { Logger } from '../logger';
 import type { AccessService } from '../services/access/access.service';
 import type { Principal } from '../services/access/principal';
-import type { SubscriptionsService } from '../services/subscriptions.service';
+import type { SubscriptionsService } from '../services/events/subscriptions.service';
 import { rawOf } from './args';
 import { refuseComplexOperation, refuseDeepNesting } from './complexity';
 import { requestContext } from './context';

@@ -4,8 +4,8 @@
  * a failed run is logged and the next one comes on schedule.
  */
 import type { Logger } from '../logger';
-import type { Metrics } from '../services/metrics';
-import type { PartitionService } from '../services/partition.service';
+import type { Metrics } from '../services/runtime/metrics';
+import type { PartitionService } from '../services/runtime/partition.service';
 import { startJobSchedule } from './schedule';
 
 export const PARTITION_JOB_INTERVAL_MS = 3_600_000;

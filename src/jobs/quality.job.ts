@@ -4,8 +4,8 @@
  * failed run is logged and the next one comes on schedule.
  */
 import type { Logger } from '../logger';
-import type { Metrics } from '../services/metrics';
-import type { QualityService } from '../services/quality.service';
+import type { Metrics } from '../services/runtime/metrics';
+import type { QualityService } from '../services/derived/quality.service';
 import { startJobSchedule } from './schedule';
 
 export function startQualitySchedule(

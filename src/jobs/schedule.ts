@@ -6,8 +6,8 @@
  * on schedule. `stop()` waits for a run in progress.
  */
 import type { Logger } from '../logger';
-import type { Metrics } from '../services/metrics';
-import { repeat } from '../services/repeat';
+import type { Metrics } from '../services/runtime/metrics';
+import { repeat } from '../services/runtime/repeat';
 
 export interface JobSchedule<T> {
   /** The job's label in /metrics (`quality`, `partitions`). */

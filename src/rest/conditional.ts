@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { TIMEFRAME_MS, bucketStart, type FeatureTimeframe } from '../domain/timeframe';
-import type { PageTags, RememberedTag, WatermarkScope } from '../services/page-tags.service';
+import type { PageTags, RememberedTag, WatermarkScope } from '../services/reads/page-tags.service';
 import type { Format } from './format';
 
 /** A page whose last period closed at least this long ago is history a client may keep. */

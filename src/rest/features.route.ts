@@ -1,8 +1,8 @@
 /** /v1/features (wide feature rows) and /v1/features/available (the catalogue). */
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
-import type { FeatureReadService } from '../services/feature-read.service';
-import type { PageTags } from '../services/page-tags.service';
+import type { FeatureReadService } from '../services/reads/feature-read.service';
+import type { PageTags } from '../services/reads/page-tags.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendCsv } from './csv';
 import { pageCache, readConditional, sendJsonPage } from './conditional';

@@ -4,7 +4,7 @@
  * while a critical dependency is unreachable).
  */
 import { Router } from 'express';
-import type { HealthService } from '../services/health.service';
+import type { HealthService } from '../services/runtime/health.service';
 import { healthBody, readyBody } from './serializers/health.serializer';
 
 export function healthRouter(health: HealthService, version: string): Router {

@@ -2,7 +2,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../domain/errors';
 import type { AccessService } from '../services/access/access.service';
-import type { KeysService } from '../services/keys.service';
+import type { KeysService } from '../services/access/keys.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { API_KEY_INFO, KEY_REVOCATION, NEW_API_KEY } from './serializers/api-key.serializer';
 import { parseNewKeyBody } from './serializers/new-key.body';

@@ -1,12 +1,12 @@
 /** GET /v1/ohlcv, /v1/derivatives, /v1/funding, /v1/multi-asset and /v1/markets: the service's page (or a 304), then a serializer. */
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
-import type { CandlesService } from '../services/candles.service';
-import type { DerivativesService } from '../services/derivatives.service';
-import type { FundingService } from '../services/funding.service';
-import type { MarketsService } from '../services/markets.service';
-import type { MultiAssetService } from '../services/multi-asset.service';
-import type { PageTags } from '../services/page-tags.service';
+import type { CandlesService } from '../services/reads/candles.service';
+import type { DerivativesService } from '../services/reads/derivatives.service';
+import type { FundingService } from '../services/reads/funding.service';
+import type { MarketsService } from '../services/reads/markets.service';
+import type { MultiAssetService } from '../services/reads/multi-asset.service';
+import type { PageTags } from '../services/reads/page-tags.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendCsv } from './csv';
 import { isDataframe, parseFormat } from './format';

@@ -2,7 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '../domain/errors';
-import type { Metrics } from '../services/metrics';
+import type { Metrics } from '../services/runtime/metrics';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

@@ -1,7 +1,7 @@
 /** GET /v1/quality: the stored Data Quality Score per timeframe. */
 import { Router } from 'express';
 import type { AccessService } from '../services/access/access.service';
-import type { QualityService } from '../services/quality.service';
+import type { QualityService } from '../services/derived/quality.service';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { sendJsonPage } from './conditional';
 import { qualityBody } from './serializers/quality.serializer';

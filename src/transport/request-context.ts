@@ -8,7 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { AppError } from '../domain/errors';
 import type { Logger } from '../logger';
 import type { Admission } from '../services/access/access.service';
-import type { Metrics } from '../services/metrics';
+import type { Metrics } from '../services/runtime/metrics';
 
 export interface RequestState {
   id: string;

@@ -4,8 +4,8 @@
  * scale, so the same rendering; the same instant), and rowsAsText reads the rows back as
  * PostgreSQL renders them.
  */
-import { AsciiText } from '../../src/domain/ascii-text';
-import { BinaryRows, rowsAsText, type ColumnType } from '../../src/domain/binary-rows';
+import { AsciiText } from '../../src/encoding/ascii-text';
+import { BinaryRows, rowsAsText, type ColumnType } from '../../src/encoding/binary-rows';
 import { databaseCases, useServices } from '../helpers/databases';
 
 const COLUMNS = ['id', 'code', 'at', 'n', 'big', 'flag'];

@@ -7,7 +7,7 @@
  * a line is out of its leaf's order or its leaf is missing.
  */
 import { bulkUpsert } from '../../src/db/bulk-upsert';
-import { BinaryRows, type ColumnType } from '../../src/domain/binary-rows';
+import { BinaryRows, type ColumnType } from '../../src/encoding/binary-rows';
 import type { SqlSession } from '../../src/db/database';
 import { leafOf } from '../../src/db/partitions';
 import { isMissingPartition } from '../../src/db/pg-errors';

@@ -5,12 +5,12 @@
  */
 import path from 'node:path';
 import { DEMO_SYMBOLS } from '../../src/domain/demo-data';
-import { demoWindow, symbolSeeds, type DemoSeries, type SeriesSeed } from '../../src/services/demo-seed-rows';
-import type { SeedRowsSource } from '../../src/services/demo-seed.service';
+import { demoWindow, symbolSeeds, type DemoSeries, type SeriesSeed } from '../../src/services/demo/demo-seed-rows';
+import type { SeedRowsSource } from '../../src/services/demo/demo-seed.service';
 
 // The compiled file: the worker thread runs it with node, outside jest.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { workerRows } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'services', 'demo-seed.worker.js')) as {
+const { workerRows } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'services', 'demo', 'demo-seed.worker.js')) as {
   workerRows: () => SeedRowsSource & { close(): Promise<void> };
 };
 

@@ -5,7 +5,7 @@
 import { csvFile } from '../helpers/csv';
 import { openServices } from '../../src/composition';
 import { TECHNICAL_FEATURES } from '../../src/domain/feature-catalogue';
-import { FeaturePrecomputeService, chunkWritersFor } from '../../src/services/feature-precompute.service';
+import { FeaturePrecomputeService, chunkWritersFor } from '../../src/services/derived/feature-precompute.service';
 import { testConfig } from '../helpers/config';
 import { databaseCases, useServices, freshPostgres } from '../helpers/databases';
 import { describeWith } from '../helpers/requirements';

@@ -13,7 +13,7 @@ import type { Database } from '../../src/db/database';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrator';
 import { openDatabase } from '../../src/db/open-database';
 import { Partitions, PARTITION_PERIOD } from '../../src/db/partitions';
-import { PartitionService } from '../../src/services/partition.service';
+import { PartitionService } from '../../src/services/runtime/partition.service';
 import { FEATURE_TIMEFRAMES } from '../../src/domain/timeframe';
 import { databaseCases, useServices } from '../helpers/databases';
 

@@ -7,7 +7,7 @@ import { openServices, type Services } from '../../src/composition';
 import { createFieldLimiter } from '../../src/graphql/field-rate-limit';
 import type { GqlContext } from '../../src/graphql/context';
 import { RedisQuotaStore } from '../../src/services/quota/redis.quota-store';
-import { RedisClients } from '../../src/services/redis-clients';
+import { RedisClients } from '../../src/services/runtime/redis-clients';
 import { testConfig } from '../helpers/config';
 import { privateRedis, startGateway, type GatewayProcess } from '../helpers/processes';
 import { startTestServer } from '../helpers/server';

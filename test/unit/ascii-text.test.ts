@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { AsciiText } from '../../src/domain/ascii-text';
+import { AsciiText } from '../../src/encoding/ascii-text';
 import { candleJson, candlesJson } from '../../src/db/candle-pages';
 import { fixedPlaces, formatFloat } from '../../src/domain/decimal';
 

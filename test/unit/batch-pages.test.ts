@@ -1,5 +1,5 @@
 /** How page reads are batched: one fetch per set of shared parameters, each request its own page back. */
-import { batchPages, page } from '../../src/services/batch-pages';
+import { batchPages, page } from '../../src/services/reads/batch-pages';
 
 type Row = { time: string };
 const rows = (n: number, from = 0): Row[] => Array.from({ length: n }, (_, i) => ({ time: `t${from + i}` }));

@@ -4,8 +4,8 @@
  * what the general parser rejects, the fast path leaves to it (it never rejects, it declines).
  */
 import fc from 'fast-check';
-import { BinaryRows } from '../../src/domain/binary-rows';
-import { fastCandleLine, writeCandle } from '../../src/domain/csv-fast-path';
+import { BinaryRows } from '../../src/encoding/binary-rows';
+import { fastCandleLine, writeCandle } from '../../src/encoding/csv-fast-path';
 import { RowError, parseCandleRow, splitCsvLine } from '../../src/domain/csv-rows';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, type CandleTimeframe } from '../../src/domain/timeframe';
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import fc from 'fast-check';
-import { eachLine, lineBlocks } from '../../src/services/csv-lines';
+import { eachLine, lineBlocks } from '../../src/services/import/csv-lines';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'mds-lines-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

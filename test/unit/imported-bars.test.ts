@@ -1,12 +1,13 @@
 /** ImportedBars: the rollups a first import folds in memory, valued as ROLLUP_SQL stores them. */
-import { BinaryRows, rowsAsText } from '../../src/domain/binary-rows';
-import { ImportedBars, parseDecimal, type RollupBars } from '../../src/domain/imported-bars';
+import { BinaryRows, rowsAsText } from '../../src/encoding/binary-rows';
+import { ImportedBars, type RollupBars } from '../../src/domain/imported-bars';
+import { scaledDecimal } from '../../src/domain/scaled-decimal';
 
 const MINUTE = 60_000;
 
 function values(...texts: string[]): Float64Array {
   const out = new Float64Array(10);
-  texts.forEach((t, i) => expect(parseDecimal(t, out, 2 * i)).toBe(true));
+  texts.forEach((t, i) => expect(scaledDecimal(t, out, 2 * i)).toBe(true));
   return out;
 }
 
@@ -14,16 +15,16 @@ function values(...texts: string[]): Float64Array {
 function barText(bars: RollupBars, i: number): string {
   const out = new BinaryRows(64);
   out.row(5);
-  bars.write(i, out);
+  for (let k = 0; k < 5; k++) out.scaled(bars.mantissa(i, k), bars.scale(i, k));
   return rowsAsText(out.take(), ['numeric', 'numeric', 'numeric', 'numeric', 'numeric'])[0].join(',');
 }
 
 describe('imported bars', () => {
   it('when a text is not a plain decimal of exact digits, then it is not parsed', () => {
     const out = new Float64Array(2);
-    expect(parseDecimal('0.50', out, 0)).toBe(true);
+    expect(scaledDecimal('0.50', out, 0)).toBe(true);
     expect([...out]).toEqual([50, 2]);
-    for (const t of ['1e3', '12.', '', '-', '1.2.3', '123456789012345678901']) expect(parseDecimal(t, out, 0)).toBe(false);
+    for (const t of ['1e3', '12.', '', '-', '1.2.3', '123456789012345678901']) expect(scaledDecimal(t, out, 0)).toBe(false);
   });
 
   it('when minutes fold into 5m, then open is the first, close the last, high and low the extremes, volume the sum at the largest scale', () => {

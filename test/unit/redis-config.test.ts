@@ -1,7 +1,7 @@
 /** Where Redis is: REDIS_URL, REDIS_SENTINELS and their companions, and the ioredis options every client is built from. */
 import { loadConfig } from '../../src/config';
 import { DependencyState, type DependencyEvent } from '../../src/domain/dependency-state';
-import { RedisClients, isReadOnlyError, redisOptions } from '../../src/services/redis-clients';
+import { RedisClients, isReadOnlyError, redisOptions } from '../../src/services/runtime/redis-clients';
 
 describe('Redis configuration', () => {
   it('when only REDIS_URL is set, then that server is the target and no sentinel is asked', () => {

@@ -1,5 +1,5 @@
 /** The REST serializers: one table per shape gives JSON text equal to what JSON.stringify would write, CSV cells, and the schema. */
-import { joinedBytes } from '../../src/domain/ascii-text';
+import { joinedBytes } from '../../src/encoding/ascii-text';
 import { NO_JSON_ROWS, type Candle, type FundingRate } from '../../src/domain/market';
 import { CANDLE, CANDLE_PAGE_SCHEMA, candlePageJson } from '../../src/rest/serializers/candle.serializer';
 import { FUNDING_RATE, fundingCsvCells, fundingCsvColumns } from '../../src/rest/serializers/funding.serializer';

@@ -1,5 +1,5 @@
 /** The memory cache of remembered ETags (src/services/tag-cache.ts): bounded, least recently used out. */
-import { MemoryTagCache } from '../../src/services/tag-cache';
+import { MemoryTagCache } from '../../src/services/reads/tag-cache';
 
 describe('MemoryTagCache', () => {
   it('when more tags than its capacity are remembered, then the least recently asked one is forgotten', async () => {

@@ -1,6 +1,6 @@
 import { AppError } from '../../src/domain/errors';
 import { DEFAULT_TIER_LIMITS, resolveTierLimits } from '../../src/domain/tier-limits';
-import { TierPolicy } from '../../src/services/tier-policy';
+import { TierPolicy } from '../../src/services/access/tier-policy';
 
 const policy = new TierPolicy(DEFAULT_TIER_LIMITS, 'https://example.com/up');
 const DAY = 86_400_000;

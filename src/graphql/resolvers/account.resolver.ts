@@ -2,8 +2,8 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { ApiKeyInfo, KeyRevocation } from '../../domain/api-keys';
 import { formatTimestamp } from '../../domain/time';
-import type { KeysService } from '../../services/keys.service';
-import type { TierPolicy } from '../../services/tier-policy';
+import type { KeysService } from '../../services/access/keys.service';
+import type { TierPolicy } from '../../services/access/tier-policy';
 import type { GqlContext } from '../context';
 import { AccountType, ApiKeyType, RevokedKeyType } from '../types/account.types';
 

@@ -1,6 +1,6 @@
 import { Query, Resolver } from 'type-graphql';
 import type { FeatureEntry } from '../../domain/feature-catalogue';
-import type { FeatureReadService } from '../../services/feature-read.service';
+import type { FeatureReadService } from '../../services/reads/feature-read.service';
 import { FeatureInfoType } from '../types/feature.types';
 
 @Resolver()

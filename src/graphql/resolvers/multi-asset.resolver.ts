@@ -1,7 +1,7 @@
 /** `multiAsset`: one field across symbols, aligned by time, through the same service as GET /v1/multi-asset. */
 import { Args, Ctx, Query, Resolver } from 'type-graphql';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
-import type { MultiAssetService } from '../../services/multi-asset.service';
+import type { MultiAssetService } from '../../services/reads/multi-asset.service';
 import { argsType, rawOf } from '../args';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { FEATURE_CATALOGUE, FEATURE_CATEGORIES } from '../../domain/feature-catalogue';
 import type { FeatureRequest, FeatureRow, Page } from '../../domain/market';
-import { joinedBytes } from '../../domain/ascii-text';
+import { joinedBytes } from '../../encoding/ascii-text';
 import { pageJsonBytes, pageSchema, timestamp } from './shape';
 
 /** A wide row: time plus one decimal string (or null) per requested name. */

@@ -4,7 +4,7 @@
  * The probes: /health/live (the process serves) and /health/ready (and may take traffic).
  */
 import { z } from 'zod';
-import type { HealthReport, Readiness } from '../../services/health.service';
+import type { HealthReport, Readiness } from '../../services/runtime/health.service';
 
 const CHECK = z.object({ status: z.enum(['ok', 'unavailable', 'degraded']), latency_ms: z.number().optional(), error: z.string().optional() }).catchall(z.unknown());
 export const HEALTH_SCHEMA = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), CHECK), version: z.string() });

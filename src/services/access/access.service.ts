@@ -11,7 +11,7 @@ import { hashKey, KEY_PREFIX } from '../../domain/api-keys';
 import { AppError } from '../../domain/errors';
 import { quotaRefusal, quotaStatus, requestWindows, type QuotaStatus } from '../../domain/quota';
 import { isTier } from '../../domain/tiers';
-import type { TierPolicy } from '../tier-policy';
+import type { TierPolicy } from './tier-policy';
 import type { QuotaStore } from '../quota/quota-store';
 import type { Principal } from './principal';
 

@@ -10,7 +10,7 @@ import type { Candle, MarketRef } from '../../domain/market';
 import type { QualityRecord } from '../../domain/quality';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
-import { InFlight } from '../in-flight';
+import { InFlight } from '../runtime/in-flight';
 import type { EventBus, MarketEvent } from './market-events';
 
 /**

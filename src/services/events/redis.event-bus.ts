@@ -6,7 +6,7 @@
  * Redis is down are lost, never the data: subscribers see the next ones (docs/DECISIONS.md).
  */
 import type Redis from 'ioredis';
-import type { RedisClients } from '../redis-clients';
+import type { RedisClients } from '../runtime/redis-clients';
 import type { EventBus, MarketEvent } from './market-events';
 
 export interface RedisEventBusOptions {

@@ -11,7 +11,7 @@ import type { Repositories, Store } from '../../db/store';
 import type { CandleInput, FundingRateInput } from '../../domain/csv-rows';
 import type { DerivativesInput } from '../../domain/derivatives';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, type CandleTimeframe } from '../../domain/timeframe';
-import type { FeaturePrecomputeService } from '../feature-precompute.service';
+import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
 
 export interface SeriesRef {
   id: number;

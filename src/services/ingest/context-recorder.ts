@@ -8,8 +8,8 @@
 import type { Logger } from '../../logger';
 import { ContextMinutes, type DerivativesInput } from '../../domain/derivatives';
 import type { ContextUpdate, VenueAdapter } from '../../venues/venue';
-import { InFlight } from '../in-flight';
-import { repeat } from '../repeat';
+import { InFlight } from '../runtime/in-flight';
+import { repeat } from '../runtime/repeat';
 import type { CandleWriter } from './candle-writer';
 import type { IngestTarget } from './series-filler';
 

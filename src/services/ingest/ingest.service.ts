@@ -9,7 +9,7 @@ import type { Store } from '../../db/store';
 import type { Logger } from '../../logger';
 import type { Exchanges } from '../../domain/exchanges';
 import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
-import type { QualityService } from '../quality.service';
+import type { QualityService } from '../derived/quality.service';
 import type { CandleWriter } from './candle-writer';
 import type { IngestStatus } from './ingest-status';
 import { LiveSession, type LiveSettings } from './live-session';

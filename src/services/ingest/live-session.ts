@@ -11,12 +11,12 @@ import { FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen } from '
 import type { CandleStream, ClosedCandle, ContextUpdate, VenueAdapter } from '../../venues/venue';
 import { backoffMs } from '../../venues/venue-http';
 import type { Store } from '../../db/store';
-import { repeat } from '../repeat';
+import { repeat } from '../runtime/repeat';
 import type { CandleWriter } from './candle-writer';
 import { ContextRecorder } from './context-recorder';
 import type { IngestTarget, SeriesFiller } from './series-filler';
 import type { IngestStatus } from './ingest-status';
-import type { QualityService } from '../quality.service';
+import type { QualityService } from '../derived/quality.service';
 
 export interface LiveSettings {
   sinceMs: number;

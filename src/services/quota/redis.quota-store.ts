@@ -7,7 +7,7 @@
  */
 import type Redis from 'ioredis';
 import { windowOf } from '../../domain/quota';
-import type { RedisClients } from '../redis-clients';
+import type { RedisClients } from '../runtime/redis-clients';
 import type { ConsumeResult, CounterWindow, QuotaStore } from './quota-store';
 
 // KEYS[i]: counter of window i. ARGV[i]: its limit (-1 = unlimited); ARGV[n+i]: its TTL in ms.

@@ -3,18 +3,18 @@
  * catalogue (GET /v1/features/available, GraphQL `featureCatalogue`). Computing them is
  * FeaturePrecomputeService's job.
  */
-import type { FeaturesRepository } from '../db/features.repository';
-import { marketKey, type SeriesRepository } from '../db/series.repository';
-import { FEATURE_CATALOGUE, type FeatureEntry } from '../domain/feature-catalogue';
-import type { FeatureRequest, FeatureRow, Page } from '../domain/market';
-import { MAX_ROWS } from '../domain/params/market-params';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import { closedEnd } from '../domain/timeframe';
-import type { Principal } from './access/principal';
+import type { FeaturesRepository } from '../../db/features.repository';
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import { FEATURE_CATALOGUE, type FeatureEntry } from '../../domain/feature-catalogue';
+import type { FeatureRequest, FeatureRow, Page } from '../../domain/market';
+import { MAX_ROWS } from '../../domain/params/market-params';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import { closedEnd } from '../../domain/timeframe';
+import type { Principal } from '../access/principal';
 import { batchPages, onePage } from './batch-pages';
 import type { WatermarkScope } from './page-tags.service';
-import type { TierPolicy } from './tier-policy';
+import type { TierPolicy } from '../access/tier-policy';
 
 export class FeatureReadService {
   constructor(

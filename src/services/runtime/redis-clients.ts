@@ -7,8 +7,8 @@
  * `close`: one that ioredis ends by itself is connected again.
  */
 import Redis, { type RedisOptions } from 'ioredis';
-import type { RedisTarget } from '../config';
-import { DependencyState } from '../domain/dependency-state';
+import type { RedisTarget } from '../../config';
+import { DependencyState } from '../../domain/dependency-state';
 
 /** Longest wait for a TCP (or TLS) connection to Redis or to a sentinel. */
 const CONNECT_TIMEOUT_MS = 2_000;

@@ -1,12 +1,12 @@
 /** Market discovery (GET /v1/markets, GraphQL `markets`, `market`, `coverage`). */
-import type { CandlesRepository, CoverageRow } from '../db/candles.repository';
-import type { IngestRepository } from '../db/ingest.repository';
-import { marketKey, type SeriesRepository, type SeriesRow } from '../db/series.repository';
-import { ingestLagSeconds, type IngestState, type MarketRef, type MarketSummary } from '../domain/market';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import { FEATURE_TIMEFRAMES } from '../domain/timeframe';
-import { formatTimestamp } from '../domain/time';
+import type { CandlesRepository, CoverageRow } from '../../db/candles.repository';
+import type { IngestRepository } from '../../db/ingest.repository';
+import { marketKey, type SeriesRepository, type SeriesRow } from '../../db/series.repository';
+import { ingestLagSeconds, type IngestState, type MarketRef, type MarketSummary } from '../../domain/market';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import { FEATURE_TIMEFRAMES } from '../../domain/timeframe';
+import { formatTimestamp } from '../../domain/time';
 
 /** Coverage entries in this order: candle timeframes, funding, then the perpetual's context. */
 const COVERAGE_ORDER: readonly string[] = [...FEATURE_TIMEFRAMES, 'derivatives'];

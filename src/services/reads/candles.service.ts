@@ -2,16 +2,16 @@
  * Candles (GET /v1/ohlcv, GraphQL `market.candles`): the endpoint's rules, the caller's plan, the
  * pages, with the trade flow only when `fields` asks for it (otherwise the read is unchanged).
  */
-import type { CandlesRepository } from '../db/candles.repository';
-import { marketKey, type SeriesRepository } from '../db/series.repository';
-import { NO_JSON_ROWS, type Candle, type CandleRequest, type JsonRows, type Page } from '../domain/market';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import { closedEnd } from '../domain/timeframe';
-import type { Principal } from './access/principal';
+import type { CandlesRepository } from '../../db/candles.repository';
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import { NO_JSON_ROWS, type Candle, type CandleRequest, type JsonRows, type Page } from '../../domain/market';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import { closedEnd } from '../../domain/timeframe';
+import type { Principal } from '../access/principal';
 import { batchPages, onePage } from './batch-pages';
 import type { WatermarkScope } from './page-tags.service';
-import type { TierPolicy } from './tier-policy';
+import type { TierPolicy } from '../access/tier-policy';
 
 export class CandlesService {
   constructor(

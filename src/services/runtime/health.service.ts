@@ -1,6 +1,6 @@
 /** Dependency checks behind GET /health. Each check is bounded so /health never hangs. */
-import type { RouterStats } from '../db/replica-router';
-import type { Store } from '../db/store';
+import type { RouterStats } from '../../db/replica-router';
+import type { Store } from '../../db/store';
 
 export interface CheckResult {
   status: 'ok' | 'unavailable' | 'degraded';

@@ -7,11 +7,11 @@
  * scrape error instead of hanging /metrics.
  */
 import client from 'prom-client';
-import type { RouterStats } from '../db/replica-router';
-import type { AppError } from '../domain/errors';
-import type { VenueObserver } from '../venues/venue';
-import type { SeriesLag } from './ingest/ingest-status';
-import type { StoredCandles } from './ingest/candle-writer';
+import type { RouterStats } from '../../db/replica-router';
+import type { AppError } from '../../domain/errors';
+import type { VenueObserver } from '../../venues/venue';
+import type { SeriesLag } from '../ingest/ingest-status';
+import type { StoredCandles } from '../ingest/candle-writer';
 
 export type Dependency = 'database' | 'redis' | 'internal';
 

@@ -5,15 +5,15 @@
  * (freshness 1). A series is extended only while its newest candle is the model's own: data a
  * user imported under a demo symbol is never touched. DEMO_FEED=false turns it off.
  */
-import type { Store } from '../db/store';
-import type { CandleInput } from '../domain/csv-rows';
-import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../domain/demo-data';
-import { DAY_MS, MINUTE_MS } from '../domain/time';
-import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../domain/timeframe';
-import type { Exchanges } from '../domain/exchanges';
-import type { CandleWriter } from './ingest/candle-writer';
+import type { Store } from '../../db/store';
+import type { CandleInput } from '../../domain/csv-rows';
+import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
+import { DAY_MS, MINUTE_MS } from '../../domain/time';
+import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../../domain/timeframe';
+import type { Exchanges } from '../../domain/exchanges';
+import type { CandleWriter } from '../ingest/candle-writer';
 import { inputs } from './demo-seed-rows';
-import { repeat } from './repeat';
+import { repeat } from '../runtime/repeat';
 
 /** Longest stretch appended at once (a server stopped for longer leaves the rest as a gap). */
 const MAX_CATCH_UP_MS = DAY_MS;

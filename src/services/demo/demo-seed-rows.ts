@@ -5,15 +5,16 @@
  * features. Pure, no database: the seed child's worker thread (demo-seed.worker.ts) encodes
  * one symbol's rows while the database writes the previous one's.
  */
-import type { EncodedRows } from '../db/bulk-upsert';
-import { candleFrame, rollupRows, writeInputRows } from '../db/candle-rows';
-import { BinaryRows } from '../domain/binary-rows';
-import type { CandleInput } from '../domain/csv-rows';
-import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../domain/demo-data';
-import { ImportedBars, type BarHistory, type RollupBars } from '../domain/imported-bars';
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../domain/time';
-import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
-import { encodedTechnical } from './feature-precompute.service';
+import type { EncodedRows } from '../../db/bulk-upsert';
+import { candleFrame, rollupRows, writeInputRows } from '../../db/candle-rows';
+import { BinaryRows } from '../../encoding/binary-rows';
+import type { CandleInput } from '../../domain/csv-rows';
+import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
+import type { BarHistory } from '../../domain/bar-history';
+import { ImportedBars, type RollupBars } from '../../domain/imported-bars';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time';
+import { CANDLE_TIMEFRAMES, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
+import { encodedTechnical } from '../derived/feature-precompute.service';
 
 export const DEMO_MINUTE_DAYS = 7;
 export const DEMO_HOUR_DAYS = 400;

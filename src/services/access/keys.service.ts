@@ -3,7 +3,7 @@
  * user. The key itself is returned once, at creation; only its SHA-256 is stored.
  */
 import { randomBytes } from 'node:crypto';
-import type { KeysRepository, StoredKey } from '../db/keys.repository';
+import type { KeysRepository, StoredKey } from '../../db/keys.repository';
 import {
   hashKey,
   KEY_PREFIX,
@@ -13,11 +13,11 @@ import {
   type KeyRevocation,
   type NewApiKey,
   type NewKey,
-} from '../domain/api-keys';
-import { AppError } from '../domain/errors';
-import { formatTimestamp } from '../domain/time';
-import type { Tier } from '../domain/tiers';
-import type { Principal } from './access/principal';
+} from '../../domain/api-keys';
+import { AppError } from '../../domain/errors';
+import { formatTimestamp } from '../../domain/time';
+import type { Tier } from '../../domain/tiers';
+import type { Principal } from './principal';
 
 function info(row: StoredKey): ApiKeyInfo {
   return {

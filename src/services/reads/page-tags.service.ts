@@ -5,10 +5,10 @@
  * without reading or hashing the rows. The tag itself stays the content hash of what was sent.
  */
 import { createHash } from 'node:crypto';
-import type { WatermarkScope, WatermarksRepository } from '../db/watermarks.repository';
+import type { WatermarkScope, WatermarksRepository } from '../../db/watermarks.repository';
 import type { TagCache } from './tag-cache';
 
-export type { WatermarkScope } from '../db/watermarks.repository';
+export type { WatermarkScope } from '../../db/watermarks.repository';
 
 /** What a 304 repeats of the response it stands for. */
 export interface RememberedTag {

@@ -4,7 +4,7 @@
  * back in order. Used by candles, funding and features alike, for one REST request or a
  * DataLoader batch of GraphQL fields.
  */
-import type { Page } from '../domain/market';
+import type { Page } from '../../domain/market';
 
 /** Cut a fetched list (limit + 1 rows) to a page with nextStart. */
 export function page<Row extends { time: string }>(rows: Row[], limit: number): Page<Row> {

@@ -4,7 +4,7 @@
  * cannot answer is a miss: the page is then read and hashed as before, never refused.
  */
 import type { Redis } from 'ioredis';
-import type { RedisClients } from './redis-clients';
+import type { RedisClients } from '../runtime/redis-clients';
 
 export interface TagCache {
   readonly kind: 'memory' | 'redis';

@@ -6,9 +6,9 @@
  * own: dropping 1m leaves them whole. /v1/markets reports coverage from the stored rows, so
  * it moves with the drop.
  */
-import type { Locks } from '../db/locks.repository';
-import { nextPeriod, periodStart, type PartitionInfo, type Partitions } from '../db/partitions';
-import { CANDLE_TIMEFRAMES, FEATURE_TIMEFRAMES, type CandleTimeframe } from '../domain/timeframe';
+import type { Locks } from '../../db/locks.repository';
+import { nextPeriod, periodStart, type PartitionInfo, type Partitions } from '../../db/partitions';
+import { CANDLE_TIMEFRAMES, FEATURE_TIMEFRAMES, type CandleTimeframe } from '../../domain/timeframe';
 
 /** Periods kept ready after the current one. */
 export const PERIODS_AHEAD = 2;

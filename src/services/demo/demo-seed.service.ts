@@ -5,14 +5,14 @@
  * funding for the perpetual venue over the last 60 days, and a few gaps on one series. The
  * rows themselves are made by demo-seed-rows.ts, here or in a worker thread (SeedRowsSource).
  */
-import { oneBatch } from '../db/bulk-upsert';
-import type { Repositories, Store } from '../db/store';
-import type { FundingRateInput } from '../domain/csv-rows';
-import { DEMO_SYMBOLS, demoFundingRate, type DemoSymbol } from '../domain/demo-data';
-import { DAY_MS, HOUR_MS } from '../domain/time';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../domain/timeframe';
-import type { Exchanges } from '../domain/exchanges';
-import type { FeaturePrecomputeService } from './feature-precompute.service';
+import { oneBatch } from '../../db/bulk-upsert';
+import type { Repositories, Store } from '../../db/store';
+import type { FundingRateInput } from '../../domain/csv-rows';
+import { DEMO_SYMBOLS, demoFundingRate, type DemoSymbol } from '../../domain/demo-data';
+import { DAY_MS, HOUR_MS } from '../../domain/time';
+import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../../domain/timeframe';
+import type { Exchanges } from '../../domain/exchanges';
+import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
 import { DEMO_FUNDING_DAYS, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
 
 export interface SeedSummary {

@@ -1,17 +1,17 @@
 /** One field across several symbols, aligned by time (GET /v1/multi-asset, GraphQL `multiAsset`). */
-import type { MultiAssetRepository } from '../db/multi-asset.repository';
-import { marketKey, type SeriesRepository } from '../db/series.repository';
-import { NO_JSON_ROWS, type JsonRows, type MultiAssetRequest, type MultiAssetRow, type Page } from '../domain/market';
-import { alignedJson, alignedRows, multiAssetSource, type Aligned, type MultiAssetSource } from '../domain/multi-asset';
-import { MAX_ROWS } from '../domain/params/market-params';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import { closedEnd } from '../domain/timeframe';
-import type { Exchanges } from '../domain/exchanges';
-import type { Principal } from './access/principal';
+import type { MultiAssetRepository } from '../../db/multi-asset.repository';
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import { NO_JSON_ROWS, type JsonRows, type MultiAssetRequest, type MultiAssetRow, type Page } from '../../domain/market';
+import { alignedJson, alignedRows, multiAssetSource, type Aligned, type MultiAssetSource } from '../../domain/multi-asset';
+import { MAX_ROWS } from '../../domain/params/market-params';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import { closedEnd } from '../../domain/timeframe';
+import type { Exchanges } from '../../domain/exchanges';
+import type { Principal } from '../access/principal';
 import { page } from './batch-pages';
 import type { WatermarkScope } from './page-tags.service';
-import type { TierPolicy } from './tier-policy';
+import type { TierPolicy } from '../access/tier-policy';
 
 const EMPTY: Page<MultiAssetRow> = { count: 0, nextStart: null, data: [] };
 

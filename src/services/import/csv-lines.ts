@@ -7,8 +7,8 @@
  * would within the whole text; a string per line (readline) cost more than the validation.
  */
 import { open } from 'node:fs/promises';
-import { checkHeader, RowError, splitCsvLine } from '../domain/csv-rows';
-import { AppError } from '../domain/errors';
+import { checkHeader, RowError, splitCsvLine } from '../../domain/csv-rows';
+import { AppError } from '../../domain/errors';
 
 export const BLOCK_BYTES = 1 << 20;
 /**

@@ -7,24 +7,24 @@
  * same rows or names the problem.
  */
 import { stat } from 'node:fs/promises';
-import type { CandleRowFrame } from '../db/candle-rows';
-import { isMissingPartition } from '../db/pg-errors';
-import type { Store } from '../db/store';
-import { BinaryRows } from '../domain/binary-rows';
-import { acceptedDecimals, candleLineTime, fastCandleLine, writeCandle } from '../domain/csv-fast-path';
+import type { CandleRowFrame } from '../../db/candle-rows';
+import { isMissingPartition } from '../../db/pg-errors';
+import type { Store } from '../../db/store';
+import { BinaryRows } from '../../encoding/binary-rows';
+import { acceptedDecimals, candleLineTime, fastCandleLine, writeCandle } from '../../encoding/csv-fast-path';
 import {
   CANDLE_HEADER,
   FUNDING_HEADER,
   parseCandleRow,
   parseFundingRow,
   splitCsvLine,
-} from '../domain/csv-rows';
-import { DERIVATIVES_HEADER, parseDerivativesRow } from '../domain/derivatives';
-import { ImportedBars } from '../domain/imported-bars';
-import { AppError } from '../domain/errors';
-import type { MarketRef } from '../domain/market';
-import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
-import type { Exchanges } from '../domain/exchanges';
+} from '../../domain/csv-rows';
+import { DERIVATIVES_HEADER, parseDerivativesRow } from '../../domain/derivatives';
+import { ImportedBars } from '../../domain/imported-bars';
+import { AppError } from '../../domain/errors';
+import type { MarketRef } from '../../domain/market';
+import { TIMEFRAME_MS, type CandleTimeframe } from '../../domain/timeframe';
+import type { Exchanges } from '../../domain/exchanges';
 import { count, dataLines, lastLine, lineText, type Tracker } from './csv-lines';
 
 export interface ImportResult {

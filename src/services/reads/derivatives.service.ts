@@ -3,16 +3,16 @@
  * endpoint's rules (the spot exchange refused), the caller's plan (the free tier's timeframes
  * and window, as candles), the pages. Periods are served once closed, like candles.
  */
-import type { DerivativesRepository } from '../db/derivatives.repository';
-import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { Derivatives, DerivativesRequest, Page } from '../domain/market';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import { closedEnd } from '../domain/timeframe';
-import type { Principal } from './access/principal';
+import type { DerivativesRepository } from '../../db/derivatives.repository';
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import type { Derivatives, DerivativesRequest, Page } from '../../domain/market';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import { closedEnd } from '../../domain/timeframe';
+import type { Principal } from '../access/principal';
 import { batchPages, onePage } from './batch-pages';
 import type { WatermarkScope } from './page-tags.service';
-import type { TierPolicy } from './tier-policy';
+import type { TierPolicy } from '../access/tier-policy';
 
 export class DerivativesService {
   constructor(

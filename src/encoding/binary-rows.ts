@@ -5,7 +5,7 @@
  * write (bench/README.md). Every value is the one the CSV text would store: a numeric with the
  * same digits and scale (so it renders the same), the same instant.
  */
-import { formatFloat } from './decimal';
+import { formatFloat } from '../domain/decimal';
 import { ByteBuilder, roundScaled } from './ascii-text';
 
 /** The types of the columns bulk writes fill, as their binary forms are written and read back. */

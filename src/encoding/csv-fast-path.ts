@@ -7,7 +7,7 @@
  * then `writeCandle` would (test/unit/csv-fast-path.test.ts checks both on generated lines).
  */
 import type { BinaryRows } from './binary-rows';
-import type { CandleInput } from './csv-rows';
+import type { CandleInput } from '../domain/csv-rows';
 
 const DAY_MS = 86_400_000;
 const COMMA = 44;

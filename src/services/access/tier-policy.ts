@@ -3,11 +3,11 @@
  * plan allows, refusing with 403 TIER_LIMIT_EXCEEDED naming the plan that would allow it.
  * The numbers are the table in domain/tier-limits.ts (defaults + TIER_LIMITS overrides).
  */
-import { AppError } from '../domain/errors';
-import { DAY_MS } from '../domain/time';
-import type { CandleTimeframe } from '../domain/timeframe';
-import type { TierLimits } from '../domain/tier-limits';
-import { TIERS, type Tier } from '../domain/tiers';
+import { AppError } from '../../domain/errors';
+import { DAY_MS } from '../../domain/time';
+import type { CandleTimeframe } from '../../domain/timeframe';
+import type { TierLimits } from '../../domain/tier-limits';
+import { TIERS, type Tier } from '../../domain/tiers';
 
 export class TierPolicy {
   constructor(

@@ -4,11 +4,12 @@
  * symbol (a perpetual's context: its rollups and events only). One entry point for `mds import`,
  * `mds compute`, the demo seed and tests.
  */
-import type { Store } from '../db/store';
-import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../domain/timeframe';
-import { QUALITY_WINDOW_MS } from '../domain/quality';
-import type { BarHistory, ImportedBars } from '../domain/imported-bars';
-import type { EventPublisher } from './events/event-publisher';
+import type { Store } from '../../db/store';
+import { CANDLE_TIMEFRAMES, bucketStart, type CandleTimeframe } from '../../domain/timeframe';
+import { QUALITY_WINDOW_MS } from '../../domain/quality';
+import type { BarHistory } from '../../domain/bar-history';
+import type { ImportedBars } from '../../domain/imported-bars';
+import type { EventPublisher } from '../events/event-publisher';
 import type { FeaturePrecomputeService } from './feature-precompute.service';
 import type { QualityService } from './quality.service';
 

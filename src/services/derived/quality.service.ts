@@ -4,21 +4,21 @@
  * `market.quality`. The job runs after imports, from `mds compute`, and on a schedule in the
  * server (jobs/quality.job.ts), where an advisory lock lets one instance at a time run it.
  */
-import type { CandlesRepository } from '../db/candles.repository';
-import type { IngestRepository } from '../db/ingest.repository';
-import type { QualityRepository } from '../db/quality.repository';
-import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { Locks } from '../db/locks.repository';
-import type { RoutedRepositories } from '../db/store';
-import { AppError } from '../domain/errors';
-import type { QualityRequest } from '../domain/market';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import { QUALITY_WINDOW_MS, computeQuality, qualityRecord, type QualityRecord } from '../domain/quality';
-import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../domain/timeframe';
-import type { Exchanges } from '../domain/exchanges';
-import type { Principal } from './access/principal';
-import type { TierPolicy } from './tier-policy';
+import type { CandlesRepository } from '../../db/candles.repository';
+import type { IngestRepository } from '../../db/ingest.repository';
+import type { QualityRepository } from '../../db/quality.repository';
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import type { Locks } from '../../db/locks.repository';
+import type { RoutedRepositories } from '../../db/store';
+import { AppError } from '../../domain/errors';
+import type { QualityRequest } from '../../domain/market';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import { QUALITY_WINDOW_MS, computeQuality, qualityRecord, type QualityRecord } from '../../domain/quality';
+import { CANDLE_TIMEFRAMES, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
+import type { Exchanges } from '../../domain/exchanges';
+import type { Principal } from '../access/principal';
+import type { TierPolicy } from '../access/tier-policy';
 
 export interface QualityDeps {
   endpoint: MarketEndpoints['quality'];

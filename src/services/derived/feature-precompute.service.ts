@@ -6,15 +6,15 @@
  * (Bollinger, VWAP, TWAP) are summed per window, so the tail equals the full computation at the
  * 6 decimals served. Serving them is FeatureReadService's job.
  */
-import type { EncodedRows } from '../db/bulk-upsert';
-import { technicalRows } from '../db/feature-rows';
-import { marketKey } from '../db/series.repository';
-import type { Repositories, Store } from '../db/store';
-import { firstBars, type BarHistory, type CandleHistory } from '../domain/imported-bars';
-import { TECHNICAL_FEATURES } from '../domain/feature-catalogue';
-import { featureColumns, technicalFeatures, type FeatureColumns } from '../domain/technical-features';
-import type { CandleTimeframe } from '../domain/timeframe';
-import type { Exchanges } from '../domain/exchanges';
+import type { EncodedRows } from '../../db/bulk-upsert';
+import { technicalRows } from '../../db/feature-rows';
+import { marketKey } from '../../db/series.repository';
+import type { Repositories, Store } from '../../db/store';
+import { firstBars, type BarHistory, type CandleHistory } from '../../domain/bar-history';
+import { TECHNICAL_FEATURES } from '../../domain/feature-catalogue';
+import { featureColumns, technicalFeatures, type FeatureColumns } from '../../domain/technical-features';
+import type { CandleTimeframe } from '../../domain/timeframe';
+import type { Exchanges } from '../../domain/exchanges';
 
 export const LOOKBACK = 1_000;
 /**

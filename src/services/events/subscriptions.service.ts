@@ -4,14 +4,14 @@
  * hand back the market's events as they come. Transport-free: the WebSocket edge admits the key
  * and counts the request first (graphql/subscriptions.ts).
  */
-import type { Candle, Derivatives, FundingRate, MarketRef } from '../domain/market';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import type { QualityRecord } from '../domain/quality';
-import type { Principal } from './access/principal';
-import type { EventHub } from './events/event-hub';
-import { topicOf } from './events/market-events';
-import type { TierPolicy } from './tier-policy';
+import type { Candle, Derivatives, FundingRate, MarketRef } from '../../domain/market';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import type { QualityRecord } from '../../domain/quality';
+import type { Principal } from '../access/principal';
+import type { EventHub } from './event-hub';
+import { topicOf } from './market-events';
+import type { TierPolicy } from '../access/tier-policy';
 
 export interface SubscriptionsDeps {
   endpoints: Pick<MarketEndpoints, 'candleEvents' | 'derivativesEvents' | 'fundingEvents' | 'qualityEvents'>;

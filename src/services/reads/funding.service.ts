@@ -2,17 +2,17 @@
  * Hourly funding (GET /v1/funding, GraphQL `market.funding`), optionally with the 30-day
  * z-score and the perp/spot premium. Perpetual venue only.
  */
-import type { FundingRepository } from '../db/funding.repository';
-import { marketKey, type SeriesRepository } from '../db/series.repository';
-import type { FundingRate, FundingRequest, Page } from '../domain/market';
-import { MAX_ROWS } from '../domain/params/market-params';
-import type { RawParams } from '../domain/params/param';
-import type { MarketEndpoints } from '../domain/params/market-endpoints';
-import type { Exchanges } from '../domain/exchanges';
-import type { Principal } from './access/principal';
+import type { FundingRepository } from '../../db/funding.repository';
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import type { FundingRate, FundingRequest, Page } from '../../domain/market';
+import { MAX_ROWS } from '../../domain/params/market-params';
+import type { RawParams } from '../../domain/params/param';
+import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import type { Exchanges } from '../../domain/exchanges';
+import type { Principal } from '../access/principal';
 import { batchPages, onePage } from './batch-pages';
 import type { WatermarkScope } from './page-tags.service';
-import type { TierPolicy } from './tier-policy';
+import type { TierPolicy } from '../access/tier-policy';
 
 export class FundingService {
   constructor(

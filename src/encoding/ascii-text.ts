@@ -3,7 +3,7 @@
  * ASCII, so no string is made per value or per line (on a million candles or feature rows, the
  * strings and their garbage collection cost more than the formatting itself; bench/README.md).
  */
-import { fixedPlaces, formatFloat } from './decimal';
+import { fixedPlaces, formatFloat } from '../domain/decimal';
 
 const DAY_MS = 86_400_000;
 /** Year 10000: from there toISOString writes six-digit years. */
