@@ -2,35 +2,27 @@
  * GraphQL arguments derived from an endpoint's declaration (domain/params): one per parameter, in
  * order, typed by its kind, non-null when required or defaulted, with its GraphQL name, description
  * and default. The resolver hands them back to the endpoint as they came, so both transports are
- * checked by the same parser. The classes are made once per endpoint (their shape does not depend
- * on the venue names): resolvers name them as `@Args(() => argsType('ohlcv'))`.
+ * checked by the same parser. The classes are made once per field of fields.ts (their shape does
+ * not depend on the venue names): resolvers name them as `@Args(() => argsType('candles'))`.
  */
 import { ArgsType, Field, Int } from 'type-graphql';
 import type { Param, RawParams } from '../domain/params/param';
 import { paramList, type Endpoint } from '../domain/params/endpoint';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
+import { GRAPHQL_FIELDS, type GraphQLField, type GraphQLFieldName } from './fields';
 
 type ArgsClass = new () => Record<string, unknown>;
 
 const GRAPHQL_TYPES = { text: String, integer: Int, boolean: Boolean, list: [String] } as const;
 
-/** Which parameters each field takes from its parent instead of its arguments. */
-const FROM_PARENT: Partial<Record<keyof MarketEndpoints, readonly string[]>> = {
-  ohlcv: ['symbol', 'exchange'],
-  derivatives: ['symbol', 'exchange'],
-  funding: ['symbol', 'exchange'],
-  features: ['symbol', 'exchange'],
-  quality: ['symbol', 'exchange'],
-};
-
-const classes = new Map<string, ArgsClass>();
+const classes = new Map<GraphQLFieldName, ArgsClass>();
 
 /** The argument name of a parameter in the schema. */
 const argName = (p: Param) => p.graphql.name ?? p.name;
 
-function makeArgs(endpoint: Endpoint, omit: readonly string[]): ArgsClass {
+function makeArgs(field: GraphQLFieldName, endpoint: Endpoint, omit: readonly string[]): ArgsClass {
   const Args = class {} as ArgsClass;
-  Object.defineProperty(Args, 'name', { value: `${endpoint.name[0].toUpperCase()}${endpoint.name.slice(1)}Args` });
+  Object.defineProperty(Args, 'name', { value: `${field[0].toUpperCase()}${field.slice(1)}Args` });
   for (const p of paramList(endpoint)) {
     if (omit.includes(p.name) || p.graphql.omit) continue;
     const type = GRAPHQL_TYPES[p.kind];
@@ -44,17 +36,17 @@ function makeArgs(endpoint: Endpoint, omit: readonly string[]): ArgsClass {
   return Args;
 }
 
-/** Make the argument classes of every endpoint (once per process), before the schema is built. */
+/** Make the argument classes of every field (once per process), before the schema is built. */
 export function registerArgs(endpoints: MarketEndpoints): void {
-  for (const [name, endpoint] of Object.entries(endpoints) as Array<[keyof MarketEndpoints, Endpoint]>) {
-    if (!classes.has(name)) classes.set(name, makeArgs(endpoint, FROM_PARENT[name] ?? []));
+  for (const [field, f] of Object.entries(GRAPHQL_FIELDS) as Array<[GraphQLFieldName, GraphQLField]>) {
+    if (!classes.has(field)) classes.set(field, makeArgs(field, endpoints[f.endpoint], f.fromParent ?? []));
   }
 }
 
-/** The @ArgsType class of an endpoint (registerArgs has run). */
-export function argsType(name: keyof MarketEndpoints): ArgsClass {
-  const c = classes.get(name);
-  if (!c) throw new Error(`GraphQL arguments of ${name} are not registered (registerArgs first)`);
+/** The @ArgsType class of a field (registerArgs has run). */
+export function argsType(field: GraphQLFieldName): ArgsClass {
+  const c = classes.get(field);
+  if (!c) throw new Error(`GraphQL arguments of ${field} are not registered (registerArgs first)`);
   return c;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Depth and cost limits: a document that would do unbounded work is refused before execution with
  * QUERY_TOO_COMPLEX (HTTP 400). Cost: one per field, plus for a data field the rows its endpoint
- * can return per 100 and the symbols its arguments name (its `bounds` in
+ * (graphql/fields.ts) can return per 100 and the symbols its arguments name (its `bounds` in
  * domain/params/market-endpoints.ts: candles and derivatives their limit, funding the window's hours,
  * features and multiAsset a full page); a field under `markets` counts once per market
  * (estimated). Introspection (__schema, __type) is bounded by the schema and not counted.
@@ -22,6 +22,7 @@ import { MAX_ROWS } from '../domain/params/market-params';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { rawOf } from './args';
 import type { GqlContext } from './context';
+import { graphqlField } from './fields';
 
 export const MAX_DEPTH = 10;
 /** Deepest nesting of braces, brackets and parentheses a document's text may have. */
@@ -98,19 +99,11 @@ function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
   }
 }
 
-/** The endpoint behind each data field: its bounds say how many rows the field can cost. */
-const ENDPOINT_OF_FIELD: Partial<Record<string, keyof MarketEndpoints>> = {
-  candles: 'ohlcv',
-  derivatives: 'derivatives',
-  funding: 'funding',
-  features: 'features',
-  multiAsset: 'multiAsset',
-};
-
+/** A field missing from fields.ts costs 1, however many rows it reads (test/unit/graphql-fields.test.ts catches a paged one). */
 function fieldCost(field: FieldNode, w: Walk): number {
-  const name = ENDPOINT_OF_FIELD[field.name.value];
-  if (!name) return 1;
-  const endpoint = w.endpoints[name];
+  const declared = graphqlField(field.name.value);
+  if (!declared) return 1;
+  const endpoint = w.endpoints[declared.endpoint];
   const args = Object.fromEntries((field.arguments ?? []).map((a) => [a.name.value, valueOf(a.value, w.variables)]));
   const bounds = endpoint.bounds(rawOf(endpoint, args), w.nowMs);
   if (!bounds) return 1;

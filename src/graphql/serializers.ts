@@ -4,6 +4,7 @@
  * as the domain object (graphql/types implement the domain types).
  */
 import type { Candle, Derivatives, FeatureRow, Page } from '../domain/market';
+import { GRAPHQL_FIELDS } from './fields';
 import type { DerivativesColumnsType } from './types/derivatives.types';
 import type { CandleColumnsType, FeatureValuesType } from './types/market.types';
 
@@ -31,7 +32,7 @@ function lazyColumns<Row, C extends object>(rows: readonly Row[], names: Readonl
   return out;
 }
 
-const FLOW = ['trades', 'quoteVolume', 'takerBuyVolume', 'takerBuyQuoteVolume'] as const;
+const FLOW = GRAPHQL_FIELDS.candles.tradeFlow;
 
 /** A page of candles column by column: index i of every list is one candle (the trade flow's lists built only when asked). */
 export function candleColumns(rows: ReadonlyArray<Candle>): CandleColumnsType {

@@ -25,6 +25,7 @@ import { refuseComplexOperation, refuseDeepNesting } from './complexity';
 import { requestContext } from './context';
 import { appErrorExtensions } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
+import { graphqlField } from './fields';
 import type { LoaderServices } from './loaders';
 import { VALIDATION_RULES } from './validation';
 
@@ -62,18 +63,12 @@ function refusal(err: AppError, requestId: string): GraphQLError[] {
   return [new GraphQLError(err.message, { extensions: appErrorExtensions(err, requestId) })];
 }
 
-/** Each subscription field: the domain method that opens its stream, and the endpoint that declares its arguments. */
-const SUBSCRIPTION_STREAMS: Record<
-  string,
-  {
-    open: (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>;
-    endpoint: 'candleEvents' | 'derivativesEvents' | 'fundingEvents' | 'qualityEvents';
-  }
-> = {
-  candleClosed: { open: (s, caller, raw) => s.candleClosed(caller, raw), endpoint: 'candleEvents' },
-  derivativesClosed: { open: (s, caller, raw) => s.derivativesClosed(caller, raw), endpoint: 'derivativesEvents' },
-  fundingSettled: { open: (s, caller, raw) => s.fundingSettled(caller, raw), endpoint: 'fundingEvents' },
-  qualityChanged: { open: (s, caller, raw) => s.qualityChanged(caller, raw), endpoint: 'qualityEvents' },
+/** Each subscription field: the domain method that opens its stream (its endpoint is in fields.ts). */
+const SUBSCRIPTION_STREAMS: Record<string, (s: SubscriptionsService, caller: Principal, raw: Record<string, unknown>) => AsyncIterableIterator<unknown>> = {
+  candleClosed: (s, caller, raw) => s.candleClosed(caller, raw),
+  derivativesClosed: (s, caller, raw) => s.derivativesClosed(caller, raw),
+  fundingSettled: (s, caller, raw) => s.fundingSettled(caller, raw),
+  qualityChanged: (s, caller, raw) => s.qualityChanged(caller, raw),
 };
 
 /** Documents kept parsed and validated (a dashboard sends a handful; 1,000 clients send the same ones). */
@@ -143,10 +138,11 @@ function openStream(deps: SubscriptionServerDeps, principal: Principal, operatio
   const field = operation.selectionSet.selections[0] as FieldNode;
   const name = field.kind === Kind.FIELD ? field.name.value : '';
   const def = deps.schema.getSubscriptionType()?.getFields()[name];
-  const stream = SUBSCRIPTION_STREAMS[name];
-  if (!def || !stream) throw new AppError('INVALID_PARAMETER', `unknown subscription ${name}`);
+  const open = SUBSCRIPTION_STREAMS[name];
+  const declared = graphqlField(name);
+  if (!def || !open || !declared) throw new AppError('INVALID_PARAMETER', `unknown subscription ${name}`);
   const args = getArgumentValues(def, field, variables);
-  return stream.open(deps.subscriptions, principal, rawOf(deps.endpoints[stream.endpoint], args));
+  return open(deps.subscriptions, principal, rawOf(deps.endpoints[declared.endpoint], args));
 }
 
 /** Every REVOCATION_CHECK_MS, close the sockets whose key was revoked; returns the stopper. */

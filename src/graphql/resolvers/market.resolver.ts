@@ -16,13 +16,14 @@ import type { QualityService } from '../../services/derived/quality.service';
 import { argsType, rawOf } from '../args';
 import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
+import { GRAPHQL_FIELDS } from '../fields';
 import { selectsAny } from '../selection';
 import { candleColumns, derivativesColumns, featureValues, withColumns } from '../serializers';
 import { DerivativesPageType } from '../types/derivatives.types';
 import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
 
 /** The candle fields of the trade flow: read only when selected. */
-const TRADE_FLOW_NAMES = new Set(['trades', 'quoteVolume', 'takerBuyVolume', 'takerBuyQuoteVolume']);
+const TRADE_FLOW_NAMES = new Set(GRAPHQL_FIELDS.candles.tradeFlow);
 
 /** Per-field limits on the expensive fields, per API key, on every plan. */
 export const ROWS_FIELD_LIMIT = { max: 600, windowMs: 60_000 };
@@ -67,7 +68,7 @@ export class MarketResolver {
 
   @FieldResolver(() => CandlePageType, { nullable: true, description: 'Candles in [start, end] (GET /v1/ohlcv); null with an error when refused.' })
   @RateLimited(ROWS_FIELD_LIMIT)
-  async candles(@Root() m: MarketRef, @Args(() => argsType('ohlcv')) args: Args, @Ctx() ctx: GqlContext, @Info() info: GraphQLResolveInfo): Promise<CandlePageType> {
+  async candles(@Root() m: MarketRef, @Args(() => argsType('candles')) args: Args, @Ctx() ctx: GqlContext, @Info() info: GraphQLResolveInfo): Promise<CandlePageType> {
     const q = this.deps.candles.parseRequest(ctx.principal, rawOf(this.deps.endpoints.ohlcv, args, m));
     const p = await ctx.loaders.candles.load(selectsAny(info, TRADE_FLOW_NAMES) ? { ...q, fields: [...TRADE_FLOW_FIELDS] } : q);
     return withColumns(p, candleColumns);

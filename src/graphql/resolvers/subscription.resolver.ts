@@ -24,7 +24,7 @@ function opened({ context }: SubscribeResolverData<unknown, unknown, GqlContext>
 @Resolver()
 export class SubscriptionResolver {
   @Subscription(() => CandleType, { subscribe: opened, description: 'Each closed candle of the market at the timeframe (rolled-up timeframes when their bucket completes).' })
-  candleClosed(@Root() candle: Candle, @Args(() => argsType('candleEvents')) _args: Args): Candle {
+  candleClosed(@Root() candle: Candle, @Args(() => argsType('candleClosed')) _args: Args): Candle {
     return candle;
   }
 
@@ -32,17 +32,17 @@ export class SubscriptionResolver {
     subscribe: opened,
     description: "Each closed period of the perpetual market's context at the timeframe (coarser ones when their bucket completes).",
   })
-  derivativesClosed(@Root() row: Derivatives, @Args(() => argsType('derivativesEvents')) _args: Args): Derivatives {
+  derivativesClosed(@Root() row: Derivatives, @Args(() => argsType('derivativesClosed')) _args: Args): Derivatives {
     return row;
   }
 
   @Subscription(() => FundingRowType, { subscribe: opened, description: 'Each funding rate stored for the perpetual market (normalized: with rateNormalized and premium).' })
-  fundingSettled(@Root() rate: FundingRate, @Args(() => argsType('fundingEvents')) _args: Args): FundingRate {
+  fundingSettled(@Root() rate: FundingRate, @Args(() => argsType('fundingSettled')) _args: Args): FundingRate {
     return rate;
   }
 
   @Subscription(() => [QualityRecordType], { subscribe: opened, description: "The market's quality records (your plan's timeframes) whenever a score changed." })
-  qualityChanged(@Root() records: QualityRecord[], @Args(() => argsType('qualityEvents')) _args: Args): QualityRecord[] {
+  qualityChanged(@Root() records: QualityRecord[], @Args(() => argsType('qualityChanged')) _args: Args): QualityRecord[] {
     return records;
   }
 }
