@@ -132,7 +132,7 @@ const COMMANDS: Record<string, Command> = {
   },
   compute: {
     usage: 'mds compute',
-    summary: 'recompute everything derived from stored data (rollups, features)',
+    summary: "recompute everything derived from stored data (the candles' and the perpetual context's rollups, features, quality)",
     options: {},
     run: (services) => services.recompute.recomputeAll(now()),
   },
