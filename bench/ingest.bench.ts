@@ -13,7 +13,7 @@ import { openServices } from '../src/composition';
 import { CandlesRepository } from '../src/db/candles.repository';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen } from '../src/domain/timeframe';
 import { FeaturePrecomputeService } from '../src/services/derived/feature-precompute.service';
-import { CandleWriter } from '../src/services/ingest/candle-writer';
+import { LiveWriter } from '../src/services/ingest/live-writer';
 import { QualityService } from '../src/services/derived/quality.service';
 import { BinanceVenue } from '../src/venues/binance.venue';
 import { VenueHttp } from '../src/venues/venue-http';
@@ -119,7 +119,7 @@ async function child(dataDir: string | undefined): Promise<void> {
   };
   timeCalls(phases, BinanceVenue.prototype, 'candles', () => 'fetch: klines page (request + validation), summed over overlapping calls', fetching);
   timeCalls(phases, VenueHttp.prototype, 'json', () => 'fetch: HTTP request + JSON.parse (incl. simulator), summed');
-  timeCalls(phases, CandleWriter.prototype, 'candles', () => 'write: CandleWriter.candles (lock + txn + features)');
+  timeCalls(phases, LiveWriter.prototype, 'candles', () => 'write: LiveWriter.candles (lock + txn + features)');
   timeCalls(phases, CandlesRepository.prototype, 'upsert', () => 'write: candles COPY upsert');
   timeCalls(phases, CandlesRepository.prototype, 'rollUp', () => 'write: rollups 5m..1d');
   timeCalls(phases, FeaturePrecomputeService.prototype, 'technical', (a) => `write: features ${String(a[1])}`);
@@ -366,7 +366,7 @@ async function main(): Promise<void> {
     const ph = (r: RunResult, n: string) => r.phases[n]?.ms ?? 0;
     phaseRows.push(derivedRow('fetch: wall time with a request in flight', (r) => r.fetchInflightMs));
     phaseRows.push(
-      derivedRow('sync minus writes minus quality (waiting on the venue, lookups)', (r) => r.syncMs - ph(r, 'write: CandleWriter.candles (lock + txn + features)') - ph(r, 'quality: computeSeries')),
+      derivedRow('sync minus writes minus quality (waiting on the venue, lookups)', (r) => r.syncMs - ph(r, 'write: LiveWriter.candles (lock + txn + features)') - ph(r, 'quality: computeSeries')),
     );
     console.log(table(phaseRows));
 

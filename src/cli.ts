@@ -112,7 +112,8 @@ const COMMANDS: Record<string, Command> = {
   },
   partitions: {
     usage: 'mds partitions',
-    summary: 'create the coming periods\' partitions of candles and features and apply RETENTION_* (the server does it hourly); prints every partition',
+    summary:
+      "create the coming periods' partitions of candles, features and derivatives (the perpetual context) and apply RETENTION_* to all three (the server does it hourly); prints every partition",
     options: {},
     async run(services) {
       const out = await services.partitions.runExclusive(now());
@@ -132,7 +133,7 @@ const COMMANDS: Record<string, Command> = {
   },
   compute: {
     usage: 'mds compute',
-    summary: 'recompute everything derived from stored data (rollups, features)',
+    summary: "recompute everything derived from stored data (the candles' and the perpetual context's rollups, features, quality)",
     options: {},
     run: (services) => services.recompute.recomputeAll(now()),
   },

@@ -35,7 +35,7 @@ import { PageTags } from './services/reads/page-tags.service';
 import { MemoryTagCache, RedisTagCache, type TagCache } from './services/reads/tag-cache';
 import { RedisClients } from './services/runtime/redis-clients';
 import { DemoFeedService } from './services/demo/demo-feed.service';
-import { CandleWriter, INGEST_POOL_SIZE } from './services/ingest/candle-writer';
+import { LiveWriter, INGEST_POOL_SIZE } from './services/ingest/live-writer';
 import { IngestService } from './services/ingest/ingest.service';
 import type { LiveSettings } from './services/ingest/live-session';
 import { parseSince } from './domain/ingest-settings';
@@ -73,7 +73,7 @@ export interface Services {
   health: HealthService;
   metrics: Metrics;
   /** The write path of live data (ingestion, the demo feed). */
-  writer: CandleWriter;
+  writer: LiveWriter;
   ingest: IngestService;
   ingestStatus: IngestStatus;
   demoFeed: DemoFeedService;
@@ -219,7 +219,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const ingestStatus = new IngestStatus(clock);
   metrics.ingestLags(() => ingestStatus.lags());
   // The writer runs the precompute inside its own transactions (on ingestStore's connections).
-  const writer = new CandleWriter(
+  const writer = new LiveWriter(
     ingestStore,
     featurePrecompute,
     clock,

@@ -11,7 +11,7 @@ import { moveWatermarks } from './watermarks.repository';
 import { finerByBucket } from './candle-derivations';
 import type { SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
-import { groupBySeries, sqlDecimal, sqlTime, type WithSeries } from './sql';
+import { groupBySeries, sqlDecimal, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 const COLUMNS = [
   'series_id',
@@ -111,6 +111,14 @@ export class DerivativesRepository {
     const target = await this.partitions.bulkTarget('derivatives', '1m');
     await bulkUpsert(this.db, { ...target, columns: COLUMNS, key: KEY }, lines);
     await moveWatermarks(this.db, seriesIds, '1m', fromMs, toMs);
+  }
+
+  /** First and last time of the 1m rows per series: what `rollUp` derives from (`mds compute`). */
+  async minuteSpans(): Promise<Array<{ seriesId: number; first: number; last: number }>> {
+    return this.db.query(
+      `SELECT series_id AS "seriesId", ${sqlEpochMs('min(time)')} AS first, ${sqlEpochMs('max(time)')} AS last
+       FROM derivatives WHERE timeframe = '1m' GROUP BY series_id`,
+    );
   }
 
   /** Recompute 5m to 1d, each from the next finer timeframe, over the whole buckets containing [startMs, endMs] (as CandlesRepository.rollUp). */

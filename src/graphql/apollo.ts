@@ -17,7 +17,7 @@ import { recordRequestError, toAppError } from '../transport/client-errors';
 import { HTTP_STATUS } from '../transport/http-status';
 import { compiledExecution } from './compiled-execution';
 import { complexityPlugin, refuseDeepNesting } from './complexity';
-import { requestContext, type GqlContext } from './context';
+import { operationContext, type GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
 import type { LoaderServices } from './loaders';
@@ -156,7 +156,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
         throw toHttpGraphQLError(err, req.ctx.id);
       }
       for (const text of [(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat()) refuseUnsafeSubscription(text);
-      return requestContext({
+      return operationContext({
         requestId: req.ctx.id,
         logger: () => req.ctx.log,
         principal: admission.principal,

@@ -21,7 +21,7 @@ export interface GqlContext {
   events?: AsyncIterable<unknown>;
 }
 
-export interface RequestContextInput {
+export interface OperationContextInput {
   requestId: string;
   /** The request's logger, made on first use. */
   logger: () => Logger;
@@ -36,7 +36,7 @@ export interface RequestContextInput {
  * The context of one operation. The logger and the DataLoaders are made on first use: an open
  * subscription keeps its context for as long as it lives and most never need either.
  */
-export function requestContext(input: RequestContextInput): GqlContext {
+export function operationContext(input: OperationContextInput): GqlContext {
   let log: Logger | undefined;
   let loaders: Loaders | undefined;
   return {

@@ -22,7 +22,7 @@ import type { Principal } from '../services/access/principal';
 import type { SubscriptionsService } from '../services/events/subscriptions.service';
 import { rawOf } from './args';
 import { refuseComplexOperation, refuseDeepNesting } from './complexity';
-import { requestContext } from './context';
+import { operationContext } from './context';
 import { appErrorExtensions } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
 import { graphqlField } from './fields';
@@ -207,7 +207,7 @@ export function attachSubscriptions(server: http.Server, deps: SubscriptionServe
           const quota = await deps.access.countRequest(principal);
           const checked = checkOperation(deps, documents, payload, requestId);
           if ('errors' in checked) return checked.errors;
-          const contextValue = requestContext({
+          const contextValue = operationContext({
             requestId,
             logger: () => deps.logger.child({ request_id: requestId }),
             principal,

@@ -1,8 +1,8 @@
 /**
  * `mds import derivatives`: a perpetual's context per minute from CSV, on PGlite and PostgreSQL,
  * validated like a candle import (one bad row refuses the file with its line, nothing written),
- * upserted (the last row wins), rolled up after; refused on the spot exchange. And the command
- * itself, as a user runs it.
+ * upserted (the last row wins), rolled up after, and again by `mds compute`; refused on the spot
+ * exchange. And the command itself, as a user runs it.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -61,6 +61,38 @@ describe.each(databaseCases())('mds import derivatives on $name', (kase) => {
       code: 'INVALID_EXCHANGE',
       message: 'the spot venue has no perpetual context; use exchange=perp',
     });
+  });
+});
+
+describe.each(databaseCases())('mds compute over the perpetual context on $name', (kase) => {
+  const services = useServices(kase);
+  const COARSER = ['5m', '15m', '1h', '4h', '1d'] as const;
+  // Open interest 200 + (7i mod 11): at 09:00 200..210 (last 206), at 10:00 202, 209, 205, 201, 208.
+  const minute = (i: number) => `${iso(T + i * MIN)},${200 + ((i * 7) % 11)},${100 + i}.5,${100 + i},${100 + i}.25,1.25e-05,0.0003`;
+  const NOW = Date.UTC(2025, 0, 8);
+
+  it('when the rollups of imported minutes are gone, then recomputeAll writes them again with the values the import rolled up', async () => {
+    const s = services();
+    const r = await s.importer.importDerivatives(PERP, csvFile([HEADER, ...Array.from({ length: 65 }, (_, i) => minute(i))]));
+    await s.recompute.afterDerivativesChanged(r.seriesId, r.from!, r.to!, NOW);
+    const coarser = async () =>
+      Object.fromEntries(
+        await Promise.all(COARSER.map(async (tf) => [tf, (await s.store.derivatives.pages([r.seriesId], tf, new Date(T - 86_400_000), new Date(NOW), 100)).get(r.seriesId) ?? []])),
+      );
+    const rolledUp = await coarser();
+    expect(rolledUp['1h']).toEqual([
+      expect.objectContaining({ time: '2025-01-06T09:00:00+00:00', openInterestOpen: '200.000000', openInterestHigh: '210.000000', openInterestLow: '200.000000', openInterest: '206.000000', markPrice: '159.500000' }),
+      expect.objectContaining({ time: '2025-01-06T10:00:00+00:00', openInterestOpen: '202.000000', openInterestHigh: '209.000000', openInterestLow: '201.000000', openInterest: '208.000000', markPrice: '164.500000' }),
+    ]);
+    expect(rolledUp['5m']).toHaveLength(13);
+    expect(rolledUp['1d']).toEqual([expect.objectContaining({ openInterestOpen: '200.000000', openInterestHigh: '210.000000', openInterest: '208.000000' })]);
+    await s.store.db.query(`DELETE FROM derivatives WHERE timeframe <> '1m'`);
+    expect(Object.values(await coarser()).flat()).toEqual([]);
+
+    const summary = await s.recompute.recomputeAll(NOW);
+
+    expect(summary.contextRollups).toBe(1);
+    expect(await coarser()).toEqual(rolledUp);
   });
 });
 

@@ -2,7 +2,7 @@
  * Recording the perpetual's context against the venue simulator, on PGlite and PostgreSQL, on a
  * clock the test moves by hand (so no update lands on a minute boundary by chance): the real
  * Hyperliquid adapter follows activeAssetCtx, ContextRecorder folds updates into minutes and
- * writes them through the CandleWriter at each minute's end, with their events. A minute whose
+ * writes them through the LiveWriter at each minute's end, with their events. A minute whose
  * feed was silent is missing; a reconnect in the middle of a minute keeps the minute whole (the
  * snapshot fills only the current minute).
  */

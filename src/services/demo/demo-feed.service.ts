@@ -11,7 +11,7 @@ import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, type DemoCandle
 import { DAY_MS, MINUTE_MS } from '../../domain/time';
 import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
-import type { CandleWriter } from '../ingest/candle-writer';
+import type { LiveWriter } from '../ingest/live-writer';
 import { inputs } from './demo-seed-rows';
 import { repeat } from '../runtime/repeat';
 
@@ -24,7 +24,7 @@ export class DemoFeedService {
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'funding'>,
     private readonly exchanges: Exchanges,
-    private readonly writer: CandleWriter,
+    private readonly writer: LiveWriter,
     private readonly clock: () => number,
   ) {}
 

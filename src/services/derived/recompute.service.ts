@@ -16,13 +16,15 @@ import type { QualityService } from './quality.service';
 export interface RecomputeSummary {
   series: number;
   rollups: number;
+  /** Series whose perpetual context was rolled up from its minutes. */
+  contextRollups: number;
   featureRows: number;
   qualityRecords: number;
 }
 
 export class RecomputeService {
   constructor(
-    private readonly store: Pick<Store, 'series' | 'candles' | 'locks' | 'transaction' | 'partitions'>,
+    private readonly store: Pick<Store, 'series' | 'candles' | 'derivatives' | 'locks' | 'transaction' | 'partitions'>,
     private readonly features: FeaturePrecomputeService,
     private readonly quality: QualityService,
     /** Told what an import stored once it and its derivations committed (GraphQL subscriptions). */
@@ -123,13 +125,20 @@ export class RecomputeService {
     await this.events?.derivativesStored(seriesId, startMs, endMs);
   }
 
-  /** Recompute everything derived, for every series (`mds compute`). */
+  /**
+   * Recompute everything derived, for every series (`mds compute`): the candles' rollups, the
+   * perpetual context's rollups, the features, the quality.
+   */
   async recomputeAll(nowMs: number): Promise<RecomputeSummary> {
     const spans = await this.store.candles.importedSpans();
     const order = (tf: CandleTimeframe) => CANDLE_TIMEFRAMES.indexOf(tf);
     spans.sort((a, b) => a.seriesId - b.seriesId || order(b.timeframe) - order(a.timeframe));
     for (const s of spans) {
       await this.store.transaction((tx) => tx.candles.rollUp({ seriesId: s.seriesId, from: s.timeframe, startMs: s.first, endMs: s.last }, nowMs));
+    }
+    const contextSpans = await this.store.derivatives.minuteSpans();
+    for (const s of contextSpans) {
+      await this.store.transaction((tx) => tx.derivatives.rollUp(s.seriesId, s.first, s.last, nowMs));
     }
     const all = await this.store.series.list();
     all.sort((a, b) => a.id - b.id);
@@ -139,6 +148,12 @@ export class RecomputeService {
     }
     for (const symbol of new Set(all.map((s) => s.symbol))) await this.features.funding(symbol);
     const qualityRecords = await this.quality.computeAll(nowMs);
-    return { series: new Set(spans.map((s) => s.seriesId)).size, rollups: spans.length, featureRows, qualityRecords };
+    return {
+      series: new Set(spans.map((s) => s.seriesId)).size,
+      rollups: spans.length,
+      contextRollups: contextSpans.length,
+      featureRows,
+      qualityRecords,
+    };
   }
 }

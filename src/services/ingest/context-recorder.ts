@@ -1,7 +1,7 @@
 /**
  * Recording the perpetual's context while following a venue: every update from the socket (and
  * the snapshot asked at each (re)connect) is folded into its minute of the local clock; at each
- * minute's end the minutes that ended, every series', are one write through the CandleWriter. A
+ * minute's end the minutes that ended, every series', are one write through the LiveWriter. A
  * minute that saw no update is never written (nothing is repeated). A write that fails is kept
  * and sent again with the next minute's, up to a day of minutes per series.
  */
@@ -10,7 +10,7 @@ import { ContextMinutes, type DerivativesInput } from '../../domain/derivatives'
 import type { ContextUpdate, VenueAdapter } from '../../venues/venue';
 import { InFlight } from '../runtime/in-flight';
 import { repeat } from '../runtime/repeat';
-import type { CandleWriter } from './candle-writer';
+import type { LiveWriter } from './live-writer';
 import type { IngestTarget } from './series-filler';
 
 const MINUTE = 60_000;
@@ -27,7 +27,7 @@ export class ContextRecorder {
 
   constructor(
     targets: readonly IngestTarget[],
-    private readonly writer: Pick<CandleWriter, 'derivatives'>,
+    private readonly writer: Pick<LiveWriter, 'derivatives'>,
     private readonly clock: () => number,
     private readonly log: Logger,
   ) {

@@ -10,7 +10,7 @@ import type { Logger } from '../../logger';
 import type { Exchanges } from '../../domain/exchanges';
 import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
 import type { QualityService } from '../derived/quality.service';
-import type { CandleWriter } from './candle-writer';
+import type { LiveWriter } from './live-writer';
 import type { IngestStatus } from './ingest-status';
 import { LiveSession, type LiveSettings } from './live-session';
 import { SeriesFiller, type IngestTarget } from './series-filler';
@@ -35,7 +35,7 @@ export interface IngestDeps {
   store: Store;
   exchanges: Exchanges;
   adapters: Record<ExchangeRole, VenueAdapter>;
-  writer: CandleWriter;
+  writer: LiveWriter;
   quality: QualityService;
   status: IngestStatus;
   clock: () => number;

@@ -12,7 +12,7 @@ import type { CandleStream, ClosedCandle, ContextUpdate, VenueAdapter } from '..
 import { backoffMs } from '../../venues/venue-http';
 import type { Store } from '../../db/store';
 import { repeat } from '../runtime/repeat';
-import type { CandleWriter } from './candle-writer';
+import type { LiveWriter } from './live-writer';
 import { ContextRecorder } from './context-recorder';
 import type { IngestTarget, SeriesFiller } from './series-filler';
 import type { IngestStatus } from './ingest-status';
@@ -51,7 +51,7 @@ export class LiveSession {
     private readonly targets: readonly IngestTarget[],
     private readonly store: Pick<Store, 'candles' | 'funding' | 'ingest'>,
     private readonly filler: SeriesFiller,
-    private readonly writer: CandleWriter,
+    private readonly writer: LiveWriter,
     private readonly status: IngestStatus,
     private readonly quality: Pick<QualityService, 'computeSeries'>,
     private readonly settings: LiveSettings,

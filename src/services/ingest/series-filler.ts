@@ -11,7 +11,7 @@ import type { CandleInput } from '../../domain/csv-rows';
 import { ALIGN_TOLERANCE_MS } from '../../domain/ingest-settings';
 import { CANDLE_TIMEFRAMES, FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
 import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
-import type { CandleWriter, SeriesRef } from './candle-writer';
+import type { LiveWriter, SeriesRef } from './live-writer';
 
 /** One market being ingested: a symbol on one venue, its instrument name there, its series. */
 export interface IngestTarget {
@@ -66,7 +66,7 @@ function windowsOf(fromMs: number, toMs: number, p: number, size: number): Windo
 export class SeriesFiller {
   constructor(
     private readonly store: Pick<Store, 'ingest' | 'candles' | 'funding'>,
-    private readonly writer: CandleWriter,
+    private readonly writer: LiveWriter,
     private readonly clock: () => number,
     /** Rows stored per transaction during a long fetch. */
     private readonly batchRows = 50_000,

@@ -11,7 +11,7 @@ import type { RouterStats } from '../../db/replica-router';
 import type { AppError } from '../../domain/errors';
 import type { VenueObserver } from '../../venues/venue';
 import type { SeriesLag } from '../ingest/ingest-status';
-import type { StoredCandles } from '../ingest/candle-writer';
+import type { StoredCandles } from '../ingest/live-writer';
 
 export type Dependency = 'database' | 'redis' | 'internal';
 

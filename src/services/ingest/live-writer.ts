@@ -88,7 +88,7 @@ class KeyedQueue {
   }
 }
 
-export class CandleWriter {
+export class LiveWriter {
   private readonly slots = new Semaphore(CONCURRENT_WRITES);
   /** The context minutes' own slot: they end at the same moment as the candles and never wait for a candle slot. */
   private readonly contextSlot = new Semaphore(1);
