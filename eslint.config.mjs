@@ -46,7 +46,7 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', NO_FOCUSED_TESTS, ...NO_SQL] },
   },
   // The domain is pure: no I/O, no framework, no other layer.
-  layer('domain', [...ROOT, ...STORAGE, 'express', 'pino', 'ioredis', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
+  layer('domain', [...ROOT, ...STORAGE, 'express', 'pino', 'ioredis', '**/encoding/**', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),
   // Byte-level writers and readers: no I/O, no layer above the domain.
   layer('encoding', [...ROOT, ...STORAGE, 'express', 'pino', 'ioredis', '**/db/**', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**', '**/venues/**']),
   layer('db', [...ROOT, 'express', '**/services/**', '**/rest/**', '**/graphql/**', '**/transport/**', '**/jobs/**']),

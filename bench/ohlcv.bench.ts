@@ -21,6 +21,8 @@ const { values } = parseArgs({
     'per-round': { type: 'string', default: '4' },
     runs: { type: 'string', default: '2' },
     seconds: { type: 'string', default: '10' },
+    /** Rounds of the limit=100 throughput pair (each side `--seconds` per round, the order flipping). */
+    'load-rounds': { type: 'string', default: '3' },
     'skip-formats': { type: 'boolean', default: false },
     /** Only the pairs whose name contains this (e.g. 304), without the rotation and the load. */
     only: { type: 'string' },
@@ -58,6 +60,9 @@ function roundRatios(a: readonly number[], b: readonly number[], perRound: numbe
   const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))].toFixed(2);
   return `${at(0.5)} [${at(0.25)}, ${at(0.75)}]`;
 }
+
+/** The name `--only` picks the throughput pair by. */
+const THROUGHPUT = 'limit=100 gateway / floor';
 
 async function main(): Promise<void> {
   const db = await benchDatabase();
@@ -136,12 +141,10 @@ async function main(): Promise<void> {
     if (!values['skip-formats']) {
       PAIRS.push(['ohlcv parquet', 'REST ohlcv'], ['ohlcv arrow', 'REST ohlcv'], ['features parquet', 'REST features'], ['features arrow', 'REST features']);
     }
-    if (values.only !== undefined) {
-      const only = values.only;
-      PAIRS.splice(0, PAIRS.length, ...PAIRS.filter(([a, b]) => `${a} / ${b}`.includes(only)));
-    }
+    const only = values.only;
+    if (only !== undefined) PAIRS.splice(0, PAIRS.length, ...PAIRS.filter(([a, b]) => `${a} / ${b}`.includes(only)));
     const runs = Number(values.runs);
-    for (let run = 1; run <= runs; run++) {
+    for (let run = 1; run <= runs && PAIRS.length > 0; run++) {
       console.log(`\nrun ${run}: each pair alternating, ${values.rounds} rounds x ${values['per-round']} sequential requests per path (ms)`);
       const rows = [];
       for (const [a, b] of PAIRS) {
@@ -159,19 +162,30 @@ async function main(): Promise<void> {
       }
       console.table(rows);
     }
-    if (values.only !== undefined) return;
-    // The same paths all in one rotation (a gateway request also pays for the garbage of the
-    // heavier paths before it): for reference.
-    const samples = await alternate(paths, Number(values.rounds), Number(values['per-round']));
-    console.log('\nall paths in one rotation (ms)');
-    console.table(paths.map((p) => ({ path: p.name, ...summarize(samples.get(p.name)!), 'body bytes': p.expect === 304 ? 0 : bodies.get(p.name)!.bytes })));
-
-    const floorSmall = await load(`${floor.url}/ohlcv?series=${seriesId}&${market}&limit=100`, 32, Number(values.seconds));
+    if (only === undefined) {
+      // The same paths all in one rotation (a gateway request also pays for the garbage of the
+      // heavier paths before it): for reference.
+      const samples = await alternate(paths, Number(values.rounds), Number(values['per-round']));
+      console.log('\nall paths in one rotation (ms)');
+      console.table(paths.map((p) => ({ path: p.name, ...summarize(samples.get(p.name)!), 'body bytes': p.expect === 304 ? 0 : bodies.get(p.name)!.bytes })));
+    }
+    if (only !== undefined && !THROUGHPUT.includes(only)) return;
+    // The throughput pair: limit=100 pages at 32 connections, gateway and floor alternating
+    // (the order flipping every round), so the machine's drift falls on both alike.
+    const small = `${market}&limit=100`;
+    const rounds = [];
     const before = rssMb(gateway.pid);
-    const gatewaySmall = await load(`${gateway.url}/v1/ohlcv?${market}&limit=100`, 32, Number(values.seconds), auth);
-    console.log('\nlimit=100 at 32 connections');
-    console.table({ floor: floorSmall, gateway: { ...gatewaySmall, rssBeforeMb: before, rssAfterMb: rssMb(gateway.pid) } });
-    console.log(`gateway / floor throughput: ${(gatewaySmall.rps / floorSmall.rps).toFixed(2)}`);
+    for (let round = 0; round < Number(values['load-rounds']); round++) {
+      const runFloor = () => load(`${floor.url}/ohlcv?series=${seriesId}&${small}`, 32, Number(values.seconds));
+      const runGateway = () => load(`${gateway.url}/v1/ohlcv?${small}`, 32, Number(values.seconds), auth);
+      const [f, g] = round % 2 === 0 ? [await runFloor(), await runGateway()] : (([g2, f2]) => [f2, g2])([await runGateway(), await runFloor()]);
+      if (g.errors || g.non2xx || f.errors || f.non2xx) throw new Error(`throughput pair: errors or non-2xx (gateway ${g.errors}/${g.non2xx}, floor ${f.errors}/${f.non2xx})`);
+      rounds.push({ gateway: g.rps, floor: f.rps, ratio: Math.round((g.rps / f.rps) * 100) / 100, 'gateway p50/p99': `${g.p50}/${g.p99}`, 'floor p50/p99': `${f.p50}/${f.p99}` });
+    }
+    console.log(`\n${THROUGHPUT}: ${values['load-rounds']} rounds of ${values.seconds} s per side (req/s)`);
+    console.table(rounds);
+    const ratios = rounds.map((r) => r.ratio).sort((a, b) => a - b);
+    console.log(`gateway / floor throughput, median of the rounds: ${ratios[ratios.length >> 1].toFixed(2)}; gateway RSS ${before} -> ${rssMb(gateway.pid)} MB`);
   } finally {
     await gateway.stop();
     await floor.stop();

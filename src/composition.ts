@@ -183,7 +183,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const quotaStore: QuotaStore = redis ? new RedisQuotaStore({ clients: redis, prefix: opts.quotaPrefix }) : new MemoryQuotaStore(clock);
   const access = new AccessService(store.keys, quotaStore, tiers, config.adminToken, clock);
   const tagCache: TagCache = redis ? new RedisTagCache(redis, `${opts.quotaPrefix ?? 'mds:'}etag:`) : new MemoryTagCache();
-  const tags = new PageTags(store.routed.watermarks, tagCache, (fn) => store.consistentReads(fn), store.watermarks);
+  const tags = new PageTags(store.routed.watermarks, tagCache, store.watermarks);
   const bus: EventBus = redis
     ? new RedisEventBus({ clients: redis, prefix: opts.eventPrefix ?? opts.quotaPrefix, onError: (err) => logger.warn({ err }, 'event bus: a message that is not an event') })
     : new MemoryEventBus();

@@ -3,11 +3,11 @@
  * (transport/), the REST routers (rest/), GraphQL (graphql/, built by the caller), and the
  * error edge, in order.
  */
-import compression from 'compression';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Services } from './composition';
 import type { Logger } from './logger';
 import { dashboardRouter } from './rest/dashboard.route';
+import { compressed } from './rest/data-route';
 import { docsRouter } from './rest/docs.route';
 import { errorHandler, notFound } from './rest/error-handler';
 import { featuresRouter } from './rest/features.route';
@@ -55,14 +55,11 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   app.use(graphiqlRouter());
   app.use(metricsRouter(metrics, s.config.metricsToken));
   app.use(keysRouter(s.access, s.keys));
-  // gzip or br for bodies over 1 KB when the client accepts it, on the routes whose bodies
-  // can be large (elsewhere the middleware's per-response cost buys nothing).
-  const compress = compression({ threshold: 1024 });
-  app.use(['/v1/ohlcv', '/v1/funding', '/v1/multi-asset', '/v1/markets', '/v1/features', '/v1/quality'], compress);
-  app.use(featuresRouter(s.access, s.features, s.tags, s.clock));
+  // The data routes compress their own bodies (rest/data-route.ts); GraphQL's can be as large.
+  app.use(featuresRouter(s));
   app.use(marketRouter(s));
-  app.use(qualityRouter(s.access, s.quality));
-  app.use('/graphql', compress, ...graphql);
+  app.use(qualityRouter(s));
+  app.use('/graphql', compressed, ...graphql);
   app.use(notFound());
   app.use(errorHandler());
   return app;

@@ -43,7 +43,7 @@ export const CANDLE_LAYOUT = {
 };
 
 /** The frame of one series and timeframe's rows; `derived` marks rollups. */
-export function candleFrame(seriesId: number, timeframe: CandleTimeframe, derived: boolean): CandleRowFrame {
+export function candleRowFrame(seriesId: number, timeframe: CandleTimeframe, derived: boolean): CandleRowFrame {
   return {
     begin(out) {
       out.row(CANDLE_COLUMNS.length);

@@ -9,19 +9,19 @@
 import { BinaryRows } from '../encoding/binary-rows';
 import type { CandleInput } from '../domain/csv-rows';
 import type { RollupBars } from '../domain/imported-bars';
-import type { Candle, Coverage, JsonRows, TradeFlowField } from '../domain/market';
-import { joinedBytes } from '../encoding/ascii-text';
+import { apiTimeOfEpoch } from '../domain/candle-text';
+import { pageOf, type Coverage, type TextRow } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf, type EncodedRows } from './bulk-upsert';
-import { moveWatermarks } from './watermarks.repository';
-import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, candleFlowJson, candleOf, candleWithFlowOf, candlesJson } from './candle-pages';
+import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
+import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, pageColumns } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
-import { CANDLE_LAYOUT, candleFrame, rollupRows, writeInputRows, type CandleRowFrame } from './candle-rows';
+import { CANDLE_LAYOUT, candleRowFrame, rollupRows, writeInputRows, type CandleRowFrame } from './candle-rows';
 import { COVERAGE_ONE_SQL, COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
 import type { DatabaseEngine } from './engine-layout';
-import type { SqlSession, TextRow } from './database';
+import type { QueryOptions, SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
-import { apiTimeOfEpoch, sqlEpochMs } from './sql';
+import { sqlEpochMs } from './sql';
 
 export type { CandleHistory };
 
@@ -41,6 +41,9 @@ export interface RollupRange {
 /** COPY statements of about 8 MB (60,000 1m rows), the file read 16 MB ahead (see bulkUpsert). */
 const IMPORT_PARTS = { chars: 8 << 20, readAhead: 16 << 20 };
 
+/** The hot page reads: fixed texts (prepared once per connection), rows as PostgreSQL's text. */
+const TEXT_ROWS: QueryOptions = { prepare: true, textRows: true };
+
 export class CandlesRepository {
   constructor(
     private readonly db: SqlSession,
@@ -52,43 +55,31 @@ export class CandlesRepository {
 
   // ---- reads served by the API -----------------------------------------------------------
 
-  /** Up to `limit` candles per series in [start, end], ascending; with their trade flow when `flow`. */
-  async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number, flow = false): Promise<Map<number, Candle[]>> {
-    const rowOf = flow ? candleWithFlowOf : candleOf;
-    if (ids.length === 1) {
-      // Each row becomes its candle as it arrives: the driver's rows are never all held at once.
-      const candles = await this.db.query<Candle>(flow ? FLOW_PAGE_SQL : PAGE_SQL, [ids[0], timeframe, start, end, limit], {
-        prepare: true,
-        textRows: true,
-        mapRow: (r: TextRow) => rowOf(r, 0),
-      });
-      return new Map([[ids[0], candles]]);
-    }
-    const out = new Map<number, Candle[]>();
-    const rows = await this.db.query<[number, Candle]>(flow ? FLOW_PAGES_SQL : PAGES_SQL, [ids, timeframe, start, end, limit], {
-      prepare: true,
-      textRows: true,
-      mapRow: (r: TextRow) => [Number(r[0]), rowOf(r, 1)],
-    });
-    for (const [id, candle] of rows) {
-      let list = out.get(id);
-      if (!list) out.set(id, (list = []));
-      list.push(candle);
-    }
-    return out;
+  /**
+   * One series' page (a REST request): up to `limit` rows in [start, end] as text in
+   * CANDLE_TEXT's layout, with their trade flow when `flow`, and the watermark of `scope` read
+   * in the same statement when one is given.
+   */
+  async page(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, flow: boolean, scope: WatermarkScope | null): Promise<MarkedPage<TextRow>> {
+    const params = [id, timeframe, start, end, limit + 1];
+    const { rows, mark } = await readMarked<TextRow>(this.db, flow ? FLOW_PAGE_SQL : PAGE_SQL, pageColumns(flow), params, scope, TEXT_ROWS);
+    return { page: pageOf(rows, limit, (r) => apiTimeOfEpoch(r[0]!)), mark };
   }
 
-  /**
-   * The page of one series with its rows as JSON text, built straight from PostgreSQL's text
-   * (no object per row: on 10,000 rows the objects cost more in garbage collection than in
-   * building, bench/README.md). Up to `limit` rows and the next start;
-   * `fields` appends those trade-flow values to each row.
-   */
-  async pageAsJson(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, fields?: readonly TradeFlowField[]): Promise<JsonRows> {
-    const rows = await this.db.query<TextRow>(fields ? FLOW_PAGE_SQL : PAGE_SQL, [id, timeframe, start, end, limit + 1], { prepare: true, textRows: true });
-    const count = Math.min(rows.length, limit);
-    const json = fields ? joinedBytes(rows.slice(0, count).map((r) => candleFlowJson(r, fields))) : candlesJson(rows, count);
-    return { count, json, nextStart: rows.length > limit ? apiTimeOfEpoch(rows[limit][0]!) : null };
+  /** Up to `limit` rows per series (a GraphQL batch), as `page` gives them, without watermarks. */
+  async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number, flow: boolean): Promise<Map<number, TextRow[]>> {
+    if (ids.length === 1) return new Map([[ids[0], await this.db.query<TextRow>(flow ? FLOW_PAGE_SQL : PAGE_SQL, [ids[0], timeframe, start, end, limit], TEXT_ROWS)]]);
+    const rows = await this.db.query<TextRow>(flow ? FLOW_PAGES_SQL : PAGES_SQL, [ids, timeframe, start, end, limit], TEXT_ROWS);
+    // The series id follows the row's columns.
+    const idAt = pageColumns(flow);
+    const out = new Map<number, TextRow[]>();
+    for (const r of rows) {
+      const id = Number(r[idAt]);
+      let list = out.get(id);
+      if (!list) out.set(id, (list = []));
+      list.push(r);
+    }
+    return out;
   }
 
   /**
@@ -156,7 +147,7 @@ export class CandlesRepository {
   }
 
   /**
-   * Rows encoded elsewhere (the demo seed's worker) in `candleFrame(seriesId, timeframe,
+   * Rows encoded elsewhere (the demo seed's worker) in `candleRowFrame(seriesId, timeframe,
    * derived)`, spanning `span`: written as `upsertRows` and `insertRollups` write theirs.
    */
   async writeEncoded(seriesId: number, rows: EncodedRows<CandleTimeframe> & { derived: boolean }): Promise<void> {
@@ -180,7 +171,7 @@ export class CandlesRepository {
   ): Promise<void> {
     // The rows' partitions first (an empty span makes none).
     await this.partitions.ensure([{ table: 'candles', timeframe, ...span }]);
-    const frame = candleFrame(seriesId, timeframe, derived);
+    const frame = candleRowFrame(seriesId, timeframe, derived);
     const target = await this.partitions.bulkTarget('candles', timeframe);
     await bulkUpsert(this.db, { ...target, ...CANDLE_LAYOUT }, () => rows(frame), { parts: IMPORT_PARTS });
     await moveWatermarks(this.db, [seriesId], timeframe, span.fromMs, span.toMs);

@@ -37,7 +37,7 @@ export interface QueryOptions {
 }
 
 /** A row of a `textRows` query. */
-export type TextRow = Array<string | null>;
+export type { TextRow } from '../domain/market';
 
 export type CopyFormat = 'csv' | 'binary';
 

@@ -4,10 +4,10 @@
  * derive 5m to 1d from them (open interest as open/high/low/close, the rest as the last value).
  */
 import type { DerivativesInput } from '../domain/derivatives';
-import type { Derivatives } from '../domain/market';
+import { pageOf, type Derivatives } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf } from './bulk-upsert';
-import { moveWatermarks } from './watermarks.repository';
+import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
 import { finerByBucket } from './candle-derivations';
 import type { SqlSession } from './database';
 import { READ_ONLY, type PartitionGuard } from './partitions';
@@ -50,6 +50,9 @@ CROSS JOIN LATERAL (
   SELECT * FROM derivatives WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4 ORDER BY time LIMIT $5
 ) d`;
 
+/** Result columns of PAGES_SQL: the series, the time, ten values. */
+const PAGE_COLUMNS = 12;
+
 /**
  * A derived row for every complete bucket (period closed at $7) from the finer rows it has,
  * rewritten only when its values changed. $1 series, $2 timeframe, $3 its period, $4 the finer
@@ -79,6 +82,12 @@ export class DerivativesRepository {
     /** The time partitions of what it writes (partitions.ts). */
     private readonly partitions: PartitionGuard = READ_ONLY,
   ) {}
+
+  /** One series' page: up to `limit` rows in [start, end], as served, with the watermark of `scope` read in the same statement when given. */
+  async page(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, scope: WatermarkScope | null): Promise<MarkedPage<Derivatives>> {
+    const { rows, mark } = await readMarked<Derivatives>(this.db, PAGES_SQL, PAGE_COLUMNS, [[id], timeframe, start, end, limit + 1], scope, { prepare: true });
+    return { page: pageOf(rows, limit, (r) => r.time), mark };
+  }
 
   /** Up to `limit` rows per series in [start, end], ascending, as served. */
   async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Map<number, Derivatives[]>> {

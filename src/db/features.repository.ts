@@ -3,15 +3,24 @@
  * API, the technical rows the feature precompute writes at COPY speed, and the funding/premium
  * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
-import type { FeatureRow } from '../domain/market';
+import { pageOf, type FeatureRow } from '../domain/market';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert, type EncodedRows } from './bulk-upsert';
 import { FEATURE_COLUMNS, FEATURE_TYPES, technicalRows } from './feature-rows';
-import { moveWatermarks } from './watermarks.repository';
+import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
 import type { QueryOptions, SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
+
+/** Feature rows of the series $1 in [$3, $4] at timeframe $2, at most $5 each: the series, the time, one text per name. */
+const rowsSql = (names: readonly string[]) => `SELECT s.id AS series_id, ${sqlTime('x.time')} AS time, ${names.map((n) => `x.${n}::text AS ${n}`).join(', ')}
+   FROM unnest($1::int[]) AS s(id)
+   CROSS JOIN LATERAL (
+     SELECT time, ${names.join(', ')} FROM features
+     WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
+     ORDER BY time LIMIT $5
+   ) x`;
 
 const FRESHNESS_SQL = `
   SELECT t.timeframe,
@@ -39,35 +48,42 @@ export class FeaturesRepository {
    * Up to `limit` feature rows per series in [start, end], one column per requested name.
    * `names` come from the catalogue (validated by the read), never raw user input.
    */
-  async pages(ids: readonly number[], timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number) {
-    // Stored already rounded to 6 decimals (NUMERIC): a text cast renders them.
-    const cols = names.map((n) => `x.${n}::text AS ${n}`).join(', ');
-    const rows = await this.db.query<WithSeries<FeatureRow>>(
-      `SELECT s.id AS series_id, ${sqlTime('x.time')} AS time, ${cols}
-       FROM unnest($1::int[]) AS s(id)
-       CROSS JOIN LATERAL (
-         SELECT time, ${names.join(', ')} FROM features
-         WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
-         ORDER BY time LIMIT $5
-       ) x`,
-      [ids, timeframe, start, end, limit],
-    );
-    return groupBySeries(rows);
+  async pages(ids: readonly number[], timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number): Promise<Map<number, FeatureRow[]>> {
+    return groupBySeries(await this.db.query<WithSeries<FeatureRow>>(rowsSql(names), [ids, timeframe, start, end, limit]));
+  }
+
+  /** One series' rows as `pages` gives them, with the watermark of `scope` read in the same statement when given. */
+  async page(id: number, timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number, scope: WatermarkScope | null): Promise<MarkedPage<FeatureRow>> {
+    const { rows, mark } = await readMarked<FeatureRow>(this.db, rowsSql(names), names.length + 2, [[id], timeframe, start, end, limit + 1], scope);
+    return { page: pageOf(rows, limit, (r) => r.time), mark };
   }
 
   /**
-   * The same rows as `pages` for one series, each already rendered by PostgreSQL as its JSON
-   * object (`{"time":"...","rsi_14":"51.234567",...}`, the row's own names): a 10,000-row page
-   * of 15 features is 160,000 values the driver would otherwise parse one by one.
+   * The same rows, each rendered by PostgreSQL into the caller's template: `template[0]`, the
+   * time as a JSON string, then per name `template[i + 1]` and its value as a JSON string or
+   * null, then `template[names.length + 1]`. A 10,000-row page of 15 features is 160,000 values
+   * the driver would otherwise parse one by one; the names and punctuation are the caller's (a
+   * serializer's), the values' rendering the database's. Also the row's time, for the next start.
    */
-  async pageAsJson(id: number, timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number) {
-    const parts = names.map((n) => `',"${n}":' || coalesce('"' || ${n}::text || '"', 'null')`).join(' || ');
-    return this.db.query<{ time: string; json: string }>(
-      `SELECT ${sqlTime('time')} AS time, '{"time":"' || ${sqlTime('time')} || '"' || ${parts} || '}' AS json
+  async renderedPage(
+    id: number,
+    timeframe: FeatureTimeframe,
+    names: readonly string[],
+    template: readonly string[],
+    start: Date,
+    end: Date,
+    limit: number,
+    scope: WatermarkScope | null,
+  ): Promise<MarkedPage<{ time: string; text: string }>> {
+    if (template.length !== names.length + 2) throw new Error(`${names.length} names take a template of ${names.length + 2} parts`);
+    // Template parts as parameters $6 on, one each: constants to the planner, never SQL text.
+    const part = (i: number) => `$${6 + i}::text`;
+    const values = names.map((n, i) => ` || ${part(i + 1)} || coalesce('"' || ${n}::text || '"', 'null')`).join('');
+    const sql = `SELECT ${sqlTime('time')} AS time, ${part(0)} || '"' || ${sqlTime('time')} || '"'${values} || ${part(names.length + 1)} AS text
        FROM features WHERE series_id = $1 AND timeframe = $2 AND time >= $3 AND time <= $4
-       ORDER BY features.time LIMIT $5`,
-      [id, timeframe, start, end, limit],
-    );
+       ORDER BY features.time LIMIT $5`;
+    const { rows, mark } = await readMarked<{ time: string; text: string }>(this.db, sql, 2, [id, timeframe, start, end, limit + 1, ...template], scope);
+    return { page: pageOf(rows, limit, (r) => r.time), mark };
   }
 
   /**

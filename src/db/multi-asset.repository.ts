@@ -5,6 +5,7 @@
  */
 import { seriesOfTexts, type MultiAssetSource, type SeriesValues } from '../domain/multi-asset';
 import type { SqlSession } from './database';
+import { mergeMarks, readMarked, type WatermarkScope } from './watermarks.repository';
 import type { DatabaseEngine } from './engine-layout';
 import { sqlEpochSeconds } from './sql';
 
@@ -52,7 +53,14 @@ export class MultiAssetRepository {
    * sort of every value, cost several times the scans (bench/README.md). Values are rendered
    * in JS with `source.places`, as the candle pages do (fixedPlaces is `round(x, places)::text`).
    */
-  async values(ids: readonly number[], source: MultiAssetSource, start: Date, end: Date, limit: number): Promise<Map<number, SeriesValues>> {
+  async values(
+    ids: readonly number[],
+    source: MultiAssetSource,
+    start: Date,
+    end: Date,
+    limit: number,
+    scope: WatermarkScope | null,
+  ): Promise<{ values: Map<number, SeriesValues>; mark: string | null }> {
     const table = TABLES[source.kind];
     const { column, timeframe } = source;
     const tfFilter = timeframe === null ? '' : `AND timeframe = '${timeframe}'`;
@@ -64,30 +72,29 @@ export class MultiAssetRepository {
             WHERE series_id = ${seriesId} ${tfFilter} AND time >= $2 AND time <= $3 AND ${column} IS NOT NULL
             ORDER BY time LIMIT $4
           ) x`;
+    type Row = { id: number; times: string | null; vals: string | null };
     const out = new Map<number, SeriesValues>();
+    const marks: string[] = [];
+    // Each statement reads the watermark of its own series with its rows (one snapshot each);
+    // the parts' watermarks merge into the page's.
+    const read = async (sql: string, part: number[]) => {
+      const partScope = scope === null ? null : { ...scope, seriesIds: part };
+      const { rows, mark } = await readMarked<Row>(this.db, sql, 3, [part.length === 1 && this.engine === 'citus' ? part[0] : part, start, end, limit], partScope);
+      if (mark !== null) marks.push(mark);
+      for (const r of rows) if (r.times !== null && r.vals !== null) out.set(Number(r.id), seriesOfTexts(r.times, r.vals));
+    };
     if (this.engine === 'citus') {
       // Citus cannot push the LATERAL over unnest down: one router statement per series (a
       // filter on the distribution column), each answered by the worker holding it, several in
       // flight so the workers scan at once.
-      await eachInFlight(ids, CITUS_IN_FLIGHT, async (id) => {
-        const [r] = await this.db.query<{ times: string | null; vals: string | null }>(fold('$1::int'), [id, start, end, limit]);
-        if (r !== undefined && r.times !== null && r.vals !== null) out.set(id, seriesOfTexts(r.times, r.vals));
-      });
-      return out;
-    }
-    // The series split over a few statements on their own connections, so several backends
-    // scan at once; within each, a series is read as its row arrives while PostgreSQL folds the
-    // next one.
-    await eachInFlight(split(ids, STATEMENTS), STATEMENTS, async (chunk) => {
-      const rows = await this.db.query<[number, SeriesValues | null]>(
-        `SELECT s.id, v.times, v.vals
-         FROM unnest($1::int[]) AS s(id)
-         CROSS JOIN LATERAL (${fold('s.id')}) v`,
-        [chunk, start, end, limit],
-        { mapRow: (r: { id: number; times: string | null; vals: string | null }) => [Number(r.id), r.times === null || r.vals === null ? null : seriesOfTexts(r.times, r.vals)] },
+      await eachInFlight(ids, CITUS_IN_FLIGHT, (id) => read(`SELECT $1::int AS id, v.* FROM (${fold('$1::int')}) v`, [id]));
+    } else {
+      // The series split over a few statements on their own connections, so several backends
+      // scan at once.
+      await eachInFlight(split(ids, STATEMENTS), STATEMENTS, (part) =>
+        read(`SELECT s.id, v.times, v.vals FROM unnest($1::int[]) AS s(id) CROSS JOIN LATERAL (${fold('s.id')}) v`, part),
       );
-      for (const [id, series] of rows) if (series !== null) out.set(id, series);
-    });
-    return out;
+    }
+    return { values: out, mark: scope === null || marks.length === 0 ? null : mergeMarks(marks) };
   }
 }

@@ -6,7 +6,6 @@
  * again on the primary. Per statement the only added work is picking the pool: a time and a
  * position compared per replica, round robin among those that qualify.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../domain/errors';
 import type { QueryOptions, Row, SqlSession } from './database';
@@ -112,8 +111,6 @@ export class ReplicaRouter {
   private next = 0;
   private primaryReads = 0;
   private sampling = false;
-  /** The server of a `consistent` run: undefined until its first statement, null for the primary. */
-  private readonly pinned = new AsyncLocalStorage<{ node: Replica | null | undefined }>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -189,20 +186,8 @@ export class ReplicaRouter {
     return null;
   }
 
-  /**
-   * Run `fn` with the read facet's statements on one server: the replica picked for its first
-   * statement, or the primary (from the start, or after that replica failed: the primary is at
-   * or past any replica). A page and the watermarks read around it then describe the same data.
-   */
-  consistent<T>(fn: () => Promise<T>): Promise<T> {
-    return this.pinned.run({ node: undefined }, fn);
-  }
-
   private async query<R extends object>(text: string, params?: unknown[], qo?: QueryOptions): Promise<R[]> {
-    const pin = this.pinned.getStore();
-    let r: Replica | null;
-    if (pin === undefined) r = this.pick();
-    else r = pin.node === undefined ? (pin.node = this.pick()) : pin.node;
+    const r = this.pick();
     if (r === null) {
       this.primaryReads++;
       return this.primary.query<R>(text, params, qo);
@@ -215,7 +200,6 @@ export class ReplicaRouter {
       if (!replicaFailed(err)) throw err;
       r.fallbacks++;
       this.out(r, err);
-      if (pin !== undefined) pin.node = null;
       this.primaryReads++;
       return this.primary.query<R>(text, params, qo);
     }

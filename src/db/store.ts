@@ -146,14 +146,6 @@ export class Store implements RoutedRepositories {
     );
   }
 
-  /**
-   * Run `fn`, whose data reads (`routed`) all go to one server: with replicas, the one its first
-   * statement went to, or the primary (replica-router.ts); without, the primary anyway.
-   */
-  consistentReads<T>(fn: () => Promise<T>): Promise<T> {
-    return this.replicas ? this.replicas.consistent(fn) : fn();
-  }
-
   /** A trivial statement, given up after `timeoutMs` (the health check). */
   async ping(timeoutMs: number): Promise<void> {
     await this.db.query('SELECT 1', [], { timeoutMs });

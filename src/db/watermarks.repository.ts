@@ -4,8 +4,9 @@
  * `moveWatermarks` on its session; a page's watermark is read from the node its rows come from.
  * Versions come from one sequence, so a watermark never returns to a value it had.
  */
+import type { Page } from '../domain/market';
 import type { FeatureTimeframe } from '../domain/timeframe';
-import type { SqlSession } from './database';
+import type { QueryOptions, SqlSession } from './database';
 
 /** What a page's rows depend on: these series' rows of these timeframes in [startMs, endMs]. */
 export interface WatermarkScope {
@@ -15,31 +16,101 @@ export interface WatermarkScope {
   endMs: number;
 }
 
+/** A page read with the watermark of what it was read from (null: read without one). */
+export interface MarkedPage<Row> {
+  page: Page<Row>;
+  mark: string | null;
+}
+
 /** Move the watermarks of `seriesIds` at `timeframe` for every period [fromMs, toMs] touches, in the caller's transaction. */
 export async function moveWatermarks(s: Pick<SqlSession, 'query'>, seriesIds: readonly number[], timeframe: FeatureTimeframe, fromMs: number, toMs: number): Promise<void> {
   if (seriesIds.length === 0 || !(fromMs <= toMs)) return;
   await s.query('SELECT mds_move_watermarks($1::int[], $2, $3, $4)', [seriesIds, timeframe, new Date(fromMs), new Date(toMs)], { prepare: true });
 }
 
-// The versions of the periods that meet [$3, $4], in key order, after the database's id and the
-// epoch: the combination changes whenever any of them moves or a period is first written.
-const READ_SQL = `SELECT e.database_id::text || '/' || e.version || '/' || coalesce((
-    SELECT string_agg(w.version::text, ',' ORDER BY w.series_id, w.timeframe, w.period_start)
+/**
+ * The watermark of a scope whose parameters start at $p (`markParams`): the database's id, the
+ * epoch and the versions of the periods that meet [start, end], ascending. Each version comes
+ * from one sequence and is written to one period once, so the list is the state of those
+ * periods: it changes whenever any of them moves or a period is first written. Sorted by value,
+ * the lists of two statements over parts of a scope merge into the whole scope's (`mergeMarks`).
+ */
+const markSql = (p: number) => `SELECT e.database_id::text || '/' || e.version || '/' || coalesce((
+    SELECT string_agg(w.version::text, ',' ORDER BY w.version)
     FROM watermarks w
-    WHERE w.series_id = ANY($1::int[]) AND w.timeframe = ANY($2::text[]) AND w.period_start <= $4
-      AND w.period_start + ('1 ' || mds_partition_period(w.timeframe))::interval > $3), '') AS mark
+    WHERE w.series_id = ANY($${p}::int[]) AND w.timeframe = ANY($${p + 1}::text[]) AND w.period_start <= $${p + 3}
+      AND w.period_start + ('1 ' || mds_partition_period(w.timeframe))::interval > $${p + 2}), '') AS mark
   FROM watermark_epoch e`;
+
+const READ_SQL = markSql(1);
+
+/** The parameters of a scope's watermark, after a statement's own. */
+export function markParams(scope: WatermarkScope): unknown[] {
+  return [scope.seriesIds, scope.timeframes, new Date(scope.startMs), new Date(scope.endMs)];
+}
+
+/**
+ * A page statement (`columns` result columns, `params` parameters) that also reads the watermark
+ * of the scope whose parameters follow its own: each page row gains a last column, NULL, and one
+ * more row holds the watermark there. One statement sees one snapshot, so the rows and the
+ * watermark agree without reading it before and after.
+ */
+export function withMarkRow(page: string, columns: number, params: number): string {
+  return `SELECT p.*, NULL::text AS mark FROM (${page}) p
+UNION ALL
+SELECT ${'NULL, '.repeat(columns)}(${markSql(params + 1)})`;
+}
+
+/** The page rows of a `withMarkRow` statement, without its watermark row, and the watermark. */
+export function takeMark<R>(rows: R[], markOf: (row: R) => string | null | undefined): { rows: R[]; mark: string } {
+  // PostgreSQL appends the second branch after the first: the last row, unless a plan says otherwise.
+  let at = rows.length - 1;
+  if (at < 0 || typeof markOf(rows[at]) !== 'string') at = rows.findIndex((r) => typeof markOf(r) === 'string');
+  if (at < 0) throw new Error('a watermarked read returned no watermark');
+  const mark = markOf(rows[at])!;
+  if (at === rows.length - 1) rows.pop();
+  else rows.splice(at, 1);
+  return { rows, mark };
+}
+
+/**
+ * The rows of a page statement (`columns` result columns), with the watermark of `scope` read in
+ * the same statement when one is given (`withMarkRow`). Rows as objects or, with `textRows`,
+ * as arrays.
+ */
+export async function readMarked<R extends object>(
+  db: Pick<SqlSession, 'query'>,
+  page: string,
+  columns: number,
+  params: unknown[],
+  scope: WatermarkScope | null,
+  opts: QueryOptions = {},
+): Promise<{ rows: R[]; mark: string | null }> {
+  if (scope === null) return { rows: await db.query<R>(page, params, opts), mark: null };
+  const rows = await db.query<R>(withMarkRow(page, columns, params.length), [...params, ...markParams(scope)], opts);
+  const at = opts.textRows ? columns : 'mark';
+  return takeMark(rows, (r) => (r as Record<string | number, string | null | undefined>)[at]);
+}
+
+/** The watermark of a scope read in parts (one statement each): null when the parts saw different epochs. */
+export function mergeMarks(marks: readonly string[]): string | null {
+  if (marks.length === 1) return marks[0];
+  const parts = marks.map((m) => {
+    const cut = m.indexOf('/', m.indexOf('/') + 1);
+    return { head: m.slice(0, cut), versions: m.slice(cut + 1) };
+  });
+  if (parts.some((p) => p.head !== parts[0].head)) return null;
+  const versions = parts.flatMap((p) => (p.versions === '' ? [] : p.versions.split(',')));
+  versions.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return `${parts[0].head}/${versions.join(',')}`;
+}
 
 export class WatermarksRepository {
   constructor(private readonly db: Pick<SqlSession, 'query'>) {}
 
   /** The watermark of a page's rows: equal on two reads only if no write touched them between. */
   async read(scope: WatermarkScope): Promise<string> {
-    const [r] = await this.db.query<{ mark: string }>(
-      READ_SQL,
-      [scope.seriesIds, scope.timeframes, new Date(scope.startMs), new Date(scope.endMs)],
-      { prepare: true },
-    );
+    const [r] = await this.db.query<{ mark: string }>(READ_SQL, markParams(scope), { prepare: true });
     return r.mark;
   }
 

@@ -74,25 +74,27 @@ export interface MultiAssetRow {
 }
 
 /**
- * A page rendered as JSON text, for the JSON representation's fast paths: `json` is the
- * `count` row objects separated by commas (no brackets), made without a string per row.
+ * A row as the database printed it, one text per column (NULL stays null): what the hot page
+ * reads hand over, rendered as served by their layout (candle-text.ts), never by an ORM object.
  */
-export interface JsonRows {
-  count: number;
-  /** The rows' JSON objects, comma-separated, as UTF-8 bytes (sent as they are). */
-  json: Uint8Array;
-  /** The time of the row after the last (null when there is none). */
-  nextStart: string | null;
-}
-
-/** A page of no rows, as JSON. */
-export const NO_JSON_ROWS: JsonRows = { count: 0, json: new Uint8Array(0), nextStart: null };
+export type TextRow = Array<string | null>;
 
 /** One page of rows and where the next one starts (null when none is left). */
 export interface Page<Row> {
   count: number;
   nextStart: string | null;
   data: Row[];
+}
+
+/** A page of no rows. */
+export const emptyPage = <Row>(): Page<Row> => ({ count: 0, nextStart: null, data: [] });
+
+/** The page of rows read as `limit + 1`: the extra row's time is where the next page starts. */
+export function pageOf<Row>(rows: Row[], limit: number, timeOf: (row: Row) => string): Page<Row> {
+  if (rows.length <= limit) return { count: rows.length, nextStart: null, data: rows };
+  const nextStart = timeOf(rows[limit]);
+  rows.length = limit;
+  return { count: limit, nextStart, data: rows };
 }
 
 /** First and last stored time of a market at one timeframe (or funding, or the perpetual's context at 1m). */

@@ -4,10 +4,9 @@
  * perpetual venue at 1h only (they are hourly); the perpetual's context (open_interest,
  * mark_price) on the perpetual venue at any timeframe; technical features at their timeframe.
  */
-import { AsciiText } from '../encoding/ascii-text';
 import { fixedPlaces } from './decimal';
 import { AppError } from './errors';
-import type { JsonRows, MultiAssetRow } from './market';
+import { pageOf, type MultiAssetRow, type Page } from './market';
 import { formatTimestamp } from './time';
 import { FUNDING_TIMEFRAME_FEATURES } from './feature-catalogue';
 import { CANDLE_FIELDS, DERIVATIVES_FIELDS } from './params/market-params';
@@ -62,6 +61,12 @@ export interface SeriesValues {
 }
 
 export type Aligned = ReadonlyArray<{ symbol: string } & SeriesValues>;
+
+/** A multi-asset page as read: each asked series' first values (ascending, in the request's symbol order) and the places served. */
+export interface AlignedValues {
+  list: Aligned;
+  places: number;
+}
 
 const COMMA = 44;
 const DOT = 46;
@@ -153,37 +158,13 @@ export function alignedRows(series: Aligned, places: number, limit: number): Mul
   });
 }
 
-/**
- * The first `limit` rows of `alignSeries` as the JSON object text REST serves
- * (`{"time":"…","BTCUSDT":"…"}`, values with `places` decimals in the order of `series`),
- * written as bytes into one buffer: a string per row or per value is garbage the collector
- * copies (bench/README.md). Symbols and values need no escaping (validated symbols, decimal text).
- */
-export function alignedJson(series: Aligned, places: number, limit: number): JsonRows {
-  const list = series.map(ascending);
-  const keys = list.map((s) => Buffer.from(`,"${s.symbol}":"`, 'latin1'));
-  const out = new AsciiText(1 << 20);
-  let count = 0;
-  let next = NaN;
-  alignSeries(list, limit + 1, (t, at) => {
-    if (count === limit) return void (next = t);
-    out.ascii(count++ === 0 ? '{"time":"' : ',{"time":"');
-    out.ascii(formatTimestamp(t * 1000));
-    out.byte(34);
-    for (let j = 0; j < list.length; j++) {
-      if (at[j] < 0) continue;
-      const s = list[j];
-      out.copy(keys[j], 0, keys[j].length);
-      out.decimal(s.text, s.from[at[j]], s.to[at[j]], places);
-      out.byte(34);
-    }
-    out.byte(125);
-  });
-  return { count, json: out.view(), nextStart: Number.isNaN(next) ? null : formatTimestamp(next * 1000) };
+/** The first `limit` rows of `alignedRows` as a page. */
+export function alignedPage(values: AlignedValues, limit: number): Page<MultiAssetRow> {
+  return pageOf(alignedRows(values.list, values.places, limit + 1), limit, (r) => r.time);
 }
 
 /** The series itself when ascending by time, else a sorted copy. */
-function ascending<S extends SeriesValues>(s: S): S {
+export function ascending<S extends SeriesValues>(s: S): S {
   const { times } = s;
   let sorted = true;
   for (let i = 1; i < times.length && sorted; i++) sorted = times[i - 1] < times[i];

@@ -6,7 +6,7 @@
  * same digits and scale (so it renders the same), the same instant.
  */
 import { formatFloat } from '../domain/decimal';
-import { ByteBuilder, roundScaled } from './ascii-text';
+import { ByteBuilder } from './ascii-text';
 
 /** The types of the columns bulk writes fill, as their binary forms are written and read back. */
 export type ColumnType = 'int4' | 'int8' | 'bool' | 'text' | 'timestamptz' | 'numeric';
@@ -156,8 +156,8 @@ export class BinaryRows extends ByteBuilder {
     const padded = (scale + 3) & ~3;
     if (padded > 12) return this.scaledDigits(x, scale, neg && m !== 0);
     // Exact integer arithmetic (floor of a quotient, corrected; `%` on doubles is slow): the
-    // fraction (below 10^scale) padded to whole groups stays under 2^53. Written out, as in
-    // AsciiText.fixed: a shared helper is not inlined into this hot path and measured slower.
+    // fraction (below 10^scale) padded to whole groups stays under 2^53. Written out: a shared
+    // helper is not inlined into this hot path and measured slower.
     const p = POW10[scale];
     let whole = Math.floor(x / p);
     let frac = x - whole * p;
@@ -219,11 +219,15 @@ export class BinaryRows extends ByteBuilder {
     else this.decimal(src, start, dot, dot + 1, src.length, neg);
   }
 
-  /** As AsciiText.fixed writes it (`places` decimals, half away from zero); NULL for null or a non-finite value. */
+  /** A computed value with `places` decimals, as formatFloat writes it (half away from zero); NULL for null or a non-finite value. */
   fixed(v: number | null, places: number): void {
     if (v === null || !Number.isFinite(v)) return this.null();
     const r = roundScaled(v < 0 ? -v : v, places);
-    if (r < 0) return this.decimalText(formatFloat(v, places)!);
+    if (r < 0) {
+      // formatFloat writes 1e21 and beyond in exponent form (toFixed's), which numeric reads whole.
+      const text = formatFloat(v, places)!;
+      return this.decimalText(text.includes('e') ? wholeOfExponent(text) : text);
+    }
     this.scaled(v < 0 ? -r : r, places);
   }
 }
@@ -316,4 +320,28 @@ function numericText(buf: Buffer, at: number): string {
   const int = whole.replace(/^0+/, '') || '0';
   const text = dscale > 0 ? `${int}.${frac}` : int;
   return neg && /[1-9]/.test(text) ? `-${text}` : text;
+}
+
+const TWO_POW_52 = 2 ** 52;
+const TWO_POW_M52 = 2 ** -52;
+/**
+ * |v| x 10^places rounded half away from zero on the double's exact value (`x` = |v|, places at
+ * most 8), or -1 when the product lies within rounding distance of a tie or beyond exact
+ * integers: formatFloat decides those.
+ */
+export function roundScaled(x: number, places: number): number {
+  const scaled = x * POW10[places];
+  const floor = Math.floor(scaled);
+  const frac = scaled - floor;
+  // |scaled - x * 10^places| <= half an ulp of scaled, well within scaled * 2^-52.
+  if (!(scaled < TWO_POW_52) || Math.abs(frac - 0.5) <= scaled * TWO_POW_M52) return -1;
+  return frac > 0.5 ? floor + 1 : floor;
+}
+
+/** toFixed's exponent form of a number of 1e21 or more (`-1.5e+300`) as its whole digits. */
+function wholeOfExponent(text: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?e\+(\d+)$/.exec(text);
+  if (!m) throw new Error(`not an exponent form: ${text}`);
+  const digits = m[2] + (m[3] ?? '');
+  return m[1] + digits.padEnd(m[2].length + Number(m[4]), '0');
 }

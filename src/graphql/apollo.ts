@@ -3,7 +3,7 @@
  * face of the access service: one HTTP request is one request against the key's quota, with
  * the same rate-limit headers as REST; a refusal before execution keeps its HTTP status.
  */
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -21,6 +21,7 @@ import { operationContext, type GqlContext } from './context';
 import { appErrorExtensions, formatGraphQLError, requestIdPlugin, toHttpGraphQLError } from './errors';
 import type { FieldLimiter } from './field-rate-limit';
 import type { LoaderServices } from './loaders';
+import { RawJsonParts } from './raw-json';
 import { refuseUnsafeSubscription } from './validation';
 
 export interface GraphQLDeps {
@@ -90,16 +91,35 @@ function admitAndParse(access: AccessService): RequestHandler {
 }
 
 /**
- * Apollo refuses some requests before it builds their context (a POST body or URL parameters
- * it cannot read as an operation, a method, an Accept it cannot serve), so the plugin that
- * stamps `request_id` on every error never sees them. This adds the id to those answers: only
- * an error status is looked at, so a data response is never parsed again.
+ * What Apollo sends, finished here: an error status's body gets the request id (Apollo refuses
+ * some requests before it builds their context, so the plugin that stamps `request_id` on every
+ * error never sees them; only an error status is looked at, so a data response is never parsed
+ * again), and a data response whose resolvers wrote parts as bytes gets them in place of their
+ * tokens (raw-json.ts).
  */
-function stampRequestId(): RequestHandler {
+function finishBody(): RequestHandler {
   return (req, res, next) => {
     const send = res.send.bind(res);
-    res.send = (body?: unknown) => send(res.statusCode >= 400 && typeof body === 'string' ? withRequestId(body, req.ctx.id) : body);
+    res.send = (body?: unknown) => {
+      if (typeof body !== 'string') return send(body);
+      if (res.statusCode >= 400) return send(withRequestId(body, req.ctx.id));
+      const raw = res.locals.rawJson as RawJsonParts | undefined;
+      return send(raw !== undefined && raw.size > 0 ? raw.body(body) : body);
+    };
     next();
+  };
+}
+
+/** Puts the tokens of the parts written as bytes into the result, before Apollo serializes it. */
+function rawJsonPlugin(): ApolloServerPlugin<GqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response, contextValue }) {
+          if (contextValue.rawJson?.size && response.body.kind === 'single') contextValue.rawJson.place(response.body.singleResult.data);
+        },
+      };
+    },
   };
 }
 
@@ -138,6 +158,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
       ApolloServerPluginLandingPageLocalDefault({ embed: true, includeCookies: false }),
       requestIdPlugin(),
       complexityPlugin(deps.endpoints, deps.clock),
+      rawJsonPlugin(),
       // No HTTP caching of GraphQL here; the cache-control plugin would instrument every field.
       ApolloServerPluginCacheControlDisabled(),
     ],
@@ -156,7 +177,10 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
         throw toHttpGraphQLError(err, req.ctx.id);
       }
       for (const text of [(req.body as { query?: unknown } | undefined)?.query, req.query.query].flat()) refuseUnsafeSubscription(text);
+      const rawJson = new RawJsonParts();
+      res.locals.rawJson = rawJson;
       return operationContext({
+        rawJson,
         requestId: req.ctx.id,
         logger: () => req.ctx.log,
         principal: admission.principal,
@@ -168,7 +192,7 @@ export async function createGraphQLHandler(deps: GraphQLDeps): Promise<{ handler
     },
   });
   return {
-    handler: [admitAndParse(deps.access), stampRequestId(), middleware],
+    handler: [admitAndParse(deps.access), finishBody(), middleware],
     stop: () => server.stop(),
   };
 }

@@ -7,6 +7,7 @@ import type { Logger } from '../logger';
 import type { Principal, QuotaStatus } from '../services/access/principal';
 import type { FieldLimiter } from './field-rate-limit';
 import { createLoaders, type LoaderServices, type Loaders } from './loaders';
+import type { RawJsonParts } from './raw-json';
 
 export interface GqlContext {
   requestId: string;
@@ -19,6 +20,8 @@ export interface GqlContext {
   noteError(err: AppError): void;
   /** A subscription's events, opened by the WebSocket edge before execution. */
   events?: AsyncIterable<unknown>;
+  /** Parts of an HTTP response its resolvers write as bytes (raw-json.ts); absent on a WebSocket. */
+  rawJson?: RawJsonParts;
 }
 
 export interface OperationContextInput {
@@ -30,6 +33,7 @@ export interface OperationContextInput {
   limitField: FieldLimiter;
   loaderServices: LoaderServices;
   noteError?: (err: AppError) => void;
+  rawJson?: RawJsonParts;
 }
 
 /**
@@ -51,5 +55,6 @@ export function operationContext(input: OperationContextInput): GqlContext {
       return (loaders ??= createLoaders(input.loaderServices, input.principal));
     },
     noteError: input.noteError ?? (() => undefined),
+    rawJson: input.rawJson,
   };
 }

@@ -11,6 +11,7 @@ import type { MultiAssetService } from '../services/reads/multi-asset.service';
 import type { TierPolicy } from '../services/access/tier-policy';
 import { registerArgs } from './args';
 import { AccountResolver } from './resolvers/account.resolver';
+import { CandlePageResolver } from './resolvers/candle-page.resolver';
 import { FeatureResolver } from './resolvers/feature.resolver';
 import { MarketResolver, type MarketResolverDeps } from './resolvers/market.resolver';
 import { MultiAssetResolver } from './resolvers/multi-asset.resolver';
@@ -66,13 +67,14 @@ export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchem
   registerArgs(deps.endpoints);
   const instances = new Map<unknown, unknown>([
     [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
+    [CandlePageResolver, new CandlePageResolver()],
     [FeatureResolver, new FeatureResolver(deps.features)],
     [MarketResolver, new MarketResolver(deps)],
     [MultiAssetResolver, new MultiAssetResolver(deps.endpoints, deps.multiAsset)],
     [SubscriptionResolver, new SubscriptionResolver()],
   ]);
   const schema = await buildSchema({
-    resolvers: [AccountResolver, FeatureResolver, MarketResolver, MultiAssetResolver, SubscriptionResolver],
+    resolvers: [AccountResolver, CandlePageResolver, FeatureResolver, MarketResolver, MultiAssetResolver, SubscriptionResolver],
     container: { get: (cls: unknown) => instances.get(cls) },
     validate: false,
     pubSub: NO_TOPICS,

@@ -3,8 +3,8 @@
  * domain has keys, or columns): the GraphQL edge's own serializers. Everything else is served
  * as the domain object (graphql/types implement the domain types).
  */
-import type { Candle, Derivatives, FeatureRow, Page } from '../domain/market';
-import { GRAPHQL_FIELDS } from './fields';
+import { CANDLE_TEXT, candleOf, servedText } from '../domain/candle-text';
+import type { Candle, Derivatives, FeatureRow, Page, TextRow } from '../domain/market';
 import type { DerivativesColumnsType } from './types/derivatives.types';
 import type { CandleColumnsType, FeatureValuesType } from './types/market.types';
 
@@ -32,28 +32,27 @@ function lazyColumns<Row, C extends object>(rows: readonly Row[], names: Readonl
   return out;
 }
 
-const FLOW = GRAPHQL_FIELDS.candles.tradeFlow;
+/** A candle page as the candles field resolves it: the page's text rows, their trade flow or not. */
+export interface CandlePageSource {
+  count: number;
+  nextStart: string | null;
+  rows: TextRow[];
+  flow: boolean;
+}
 
-/** A page of candles column by column: index i of every list is one candle (the trade flow's lists built only when asked). */
-export function candleColumns(rows: ReadonlyArray<Candle>): CandleColumnsType {
-  const n = rows.length;
-  const c = lazyColumns<Candle, CandleColumnsType>(rows, FLOW);
-  c.time = new Array(n);
-  c.open = new Array(n);
-  c.high = new Array(n);
-  c.low = new Array(n);
-  c.close = new Array(n);
-  c.volume = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const r = rows[i];
-    c.time[i] = r.time;
-    c.open[i] = r.open;
-    c.high[i] = r.high;
-    c.low[i] = r.low;
-    c.close[i] = r.close;
-    c.volume[i] = r.volume;
+export const candlePageSource = (p: Page<TextRow>, flow: boolean): CandlePageSource => ({ count: p.count, nextStart: p.nextStart, rows: p.data, flow });
+
+/** The page's candles as objects. */
+export const candlesOf = (p: CandlePageSource): Candle[] => p.rows.map((r) => candleOf(r, p.flow));
+
+/** The page column by column, each list built when first read: index i of every list is one candle. */
+export function candleColumnsOf(p: CandlePageSource): CandleColumnsType {
+  const out = {} as Record<string, Array<string | null>>;
+  for (const [field, value] of Object.entries(CANDLE_TEXT)) {
+    let list: Array<string | null> | undefined;
+    Object.defineProperty(out, field, { enumerable: true, get: () => (list ??= p.rows.map((r) => servedText(r, value))) });
   }
-  return c;
+  return out as unknown as CandleColumnsType;
 }
 
 /** A page of context rows column by column, each list built when first read. */

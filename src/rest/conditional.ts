@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { TIMEFRAME_MS, bucketStart, type FeatureTimeframe } from '../domain/timeframe';
-import type { PageTags, RememberedTag, WatermarkScope } from '../services/reads/page-tags.service';
+import type { PageTags, RememberedTag } from '../services/reads/page-tags.service';
+import type { Marked, ReadPlan, WatermarkScope } from '../services/reads/read-plan';
 import type { Format } from './format';
 
 /** A page whose last period closed at least this long ago is history a client may keep. */
@@ -71,11 +72,11 @@ export function answeredNotModified(req: Request, res: Response, tag: string, sp
   return true;
 }
 
-/** What a data page's caching headers are made of: its tag's parameters and its span. */
-export interface PageCache {
+/** What a data page's ETag and caching headers are made of: its tag's parameters and its span. */
+export interface TagInputs {
   params: string;
   span: PageSpan | null;
-  /** Keep the tag sent (set by `readConditional` when the page's watermark held during its read). */
+  /** Keep the tag sent (set by `readConditional` when the page's watermark was read with it). */
   remember?: (sent: RememberedTag) => void;
   /** The tag already remembered for this page at the watermark it was read at (set by `readConditional`). */
   known?: RememberedTag;
@@ -83,48 +84,53 @@ export interface PageCache {
 
 /**
  * The tag of the page about to be sent: the one remembered for it when its watermark proved it
- * unchanged, else `hash()` of its bytes, remembered when the watermark held.
+ * unchanged, else `hash()` of its bytes, remembered under its watermark.
  */
-export function pageTag(cache: PageCache, nextStart: string | null, hash: () => string): string {
-  if (cache.known !== undefined) return cache.known.tag;
+export function pageTag(inputs: TagInputs, nextStart: string | null, hash: () => string): string {
+  if (inputs.known !== undefined) return inputs.known.tag;
   const tag = hash();
-  cache.remember?.({ tag, nextStart });
+  inputs.remember?.({ tag, nextStart });
   return tag;
 }
 
 /**
  * Read a data page through its write watermark: when the client holds the tag remembered for it,
  * answer 304 (with the headers a full answer's 304 has) and return null; else the page, with
- * `cache.remember` set when its tag may be kept.
+ * `inputs.remember` or `inputs.known` set.
  */
-export async function readConditional<P>(req: Request, res: Response, tags: PageTags, cache: PageCache, scope: WatermarkScope | null, read: () => Promise<P>): Promise<P | null> {
+export async function readConditional<P>(
+  req: Request,
+  res: Response,
+  tags: PageTags,
+  inputs: TagInputs,
+  scope: WatermarkScope | null,
+  read: () => Promise<Marked<P>>,
+): Promise<P | null> {
   const ifNoneMatch = req.header('if-none-match');
-  const r = await tags.read(cache.params, scope, ifNoneMatch === undefined ? null : (tag) => named(ifNoneMatch, tag), read);
+  const r = await tags.read(inputs.params, scope, ifNoneMatch === undefined ? null : (tag) => named(ifNoneMatch, tag), read);
   if ('page' in r) {
-    cache.remember = r.remember;
-    cache.known = r.known;
+    inputs.remember = r.remember;
+    inputs.known = r.known;
     return r.page;
   }
   if (r.notModified.nextStart !== null) res.setHeader('X-Next-Start', r.notModified.nextStart);
-  answeredNotModified(req, res, r.notModified.tag, cache.span);
+  answeredNotModified(req, res, r.notModified.tag, inputs.span);
   return null;
 }
 
-/** The PageCache of a read whose normalized request is `request`, rows of `timeframe`. */
-export function pageCache(req: Request, format: Format, request: { end: number }, timeframe: FeatureTimeframe, nowMs: number): PageCache {
+/** The tag inputs of a read plan in `format`: its normalized request, and the span of its rows. */
+export function tagInputs(req: Request, format: Format, plan: Pick<ReadPlan<{ end: number }, unknown>, 'request' | 'timeframe' | 'now'>): TagInputs {
   const endGiven = req.query.end !== undefined;
-  return { params: tagParameters(format, request, endGiven), span: { endMs: endGiven ? request.end : null, timeframe, nowMs } };
+  return { params: tagParameters(format, plan.request, endGiven), span: { endMs: endGiven ? plan.request.end : null, timeframe: plan.timeframe, nowMs: plan.now } };
 }
 
 /**
- * Send a JSON body built by a serializer (text, or bytes already), or 304 when the client holds
- * it already. The body is encoded once (a full page is large): the tag hashes the bytes that are
- * sent, or is the one remembered for them (`pageTag`).
+ * Send a JSON body (its bytes), or 304 when the client holds it already. The tag hashes the bytes
+ * that are sent, or is the one remembered for them (`pageTag`).
  */
-export function sendJsonPage(req: Request, res: Response, cache: PageCache, body: string | Buffer): void {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  const tag = pageTag(cache, null, () => entityTag([cache.params, bytes]));
-  if (answeredNotModified(req, res, tag, cache.span)) return;
+export function sendJsonPage(req: Request, res: Response, inputs: TagInputs, body: Uint8Array): void {
+  const tag = pageTag(inputs, null, () => entityTag([inputs.params, body]));
+  if (answeredNotModified(req, res, tag, inputs.span)) return;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.send(bytes);
+  res.send(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
 }

@@ -4,18 +4,11 @@
  * JSON envelopes. Every cell is a decimal, a timestamp or a symbol, so no quoting is needed.
  */
 import type { Request, Response } from 'express';
-import { answeredNotModified, entityTag, pageTag, type PageCache } from './conditional';
+import { answeredNotModified, entityTag, pageTag, type TagInputs } from './conditional';
+import type { PageTable } from './page-table';
 
 /** Lines per write: large enough to amortise the syscalls, small enough to keep memory flat. */
 const CHUNK_LINES = 500;
-
-/** A page as CSV: the header's names, the rows, how a row becomes its cells, the next start. */
-export interface CsvPage<Row> {
-  columns: readonly string[];
-  rows: readonly Row[];
-  cells: (row: Row) => ReadonlyArray<string | null | undefined>;
-  nextStart: string | null;
-}
 
 /**
  * Render the page's lines, tag them (a 304 when the client holds them already), then stream
@@ -23,7 +16,7 @@ export interface CsvPage<Row> {
  * taken the previous one (backpressure), chunked transfer encoding. A client that goes away
  * stops the sending.
  */
-export async function sendCsv<Row>(req: Request, res: Response, page: CsvPage<Row>, cache: PageCache): Promise<void> {
+export async function sendCsv<Row>(req: Request, res: Response, page: PageTable<Row>, cache: TagInputs): Promise<void> {
   const header = page.columns.join(',');
   const lines = page.rows.map((row) => page.cells(row).map((v) => v ?? '').join(','));
   const tag = pageTag(cache, page.nextStart, () => entityTag([cache.params, page.nextStart ?? '', header, ...lines]));

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Decimal, Field, Int64, makeData, RecordBatch, Schema, Struct, Table, TimestampMillisecond, tableToIPC, type Data } from 'apache-arrow';
 import type * as ParquetWasm from 'parquet-wasm';
-import { answeredNotModified, entityTag, pageTag, type PageCache } from './conditional';
+import { answeredNotModified, entityTag, pageTag, type TagInputs } from './conditional';
+import type { PageTable } from './page-table';
 import type { DataframeFormat } from './format';
 
 export const DATAFRAME_MEDIA_TYPES: Record<DataframeFormat, string> = {
@@ -20,18 +21,6 @@ export const DATAFRAME_MEDIA_TYPES: Record<DataframeFormat, string> = {
 
 /** Digits a Decimal128 holds whole. */
 const PRECISION = 38;
-
-/** A page as a dataframe: the CSV's columns (`time` first) and cells, each decimal column's places. */
-export interface DataframePage<Row> {
-  columns: readonly string[];
-  /** Decimal places of a column other than `time`. */
-  scaleOf: (column: string) => number;
-  /** Whether a column holds whole numbers (Int64) rather than decimals. */
-  integer?: (column: string) => boolean;
-  rows: readonly Row[];
-  cells: (row: Row) => ReadonlyArray<string | null | undefined>;
-  nextStart: string | null;
-}
 
 /** A decimal as the API renders it: optional minus, digits, optional point and digits. */
 const DECIMAL_TEXT = /^(-?)(\d+)(?:\.(\d+))?$/;
@@ -155,7 +144,7 @@ function int64Column(values: ReadonlyArray<string | null | undefined>): Data<Int
 }
 
 /** The page as an Arrow IPC stream: its schema and one record batch (empty on an empty page). */
-export function arrowStream<Row>(page: DataframePage<Row>): Uint8Array {
+export function arrowStream<Row>(page: PageTable<Row>): Uint8Array {
   const cells = page.rows.map(page.cells);
   const column = (i: number) => cells.map((c) => c[i]);
   const children: Data[] = [timeColumn(column(0))];
@@ -183,7 +172,7 @@ export async function parquetOf(arrowIpc: Uint8Array): Promise<Uint8Array> {
   return pw.writeParquet(table, new pw.WriterPropertiesBuilder().setCompression(pw.Compression.ZSTD).build());
 }
 
-export async function dataframeBytes<Row>(format: DataframeFormat, page: DataframePage<Row>): Promise<Uint8Array> {
+export async function dataframeBytes<Row>(format: DataframeFormat, page: PageTable<Row>): Promise<Uint8Array> {
   const ipc = arrowStream(page);
   return format === 'arrow' ? ipc : parquetOf(ipc);
 }
@@ -192,7 +181,7 @@ export async function dataframeBytes<Row>(format: DataframeFormat, page: Datafra
  * Build the page's bytes, tag them (over the format and parameters in `cache`, the next start
  * and the bytes), answer 304 when the client holds them already, else send them whole.
  */
-export async function sendDataframe<Row>(req: Request, res: Response, format: DataframeFormat, page: DataframePage<Row>, cache: PageCache): Promise<void> {
+export async function sendDataframe<Row>(req: Request, res: Response, format: DataframeFormat, page: PageTable<Row>, cache: TagInputs): Promise<void> {
   const bytes = await dataframeBytes(format, page);
   const tag = pageTag(cache, page.nextStart, () => entityTag([cache.params, page.nextStart ?? '', createHash('sha256').update(bytes).digest('base64url')]));
   if (page.nextStart !== null) res.setHeader('X-Next-Start', page.nextStart);

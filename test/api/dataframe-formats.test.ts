@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { TimeUnit, Type, tableFromIPC } from '@uwdata/flechette';
-import { arrowStream, parquetOf, type DataframePage } from '../../src/rest/dataframe.writer';
+import { arrowStream, parquetOf } from '../../src/rest/dataframe.writer';
+import type { PageTable } from '../../src/rest/page-table';
 import { HOUR, MINUTE, T0, iso, loadFixtures } from '../helpers/fixtures';
 import type { Json } from '../helpers/json';
 import { startTestServer, type TestServer } from '../helpers/server';
@@ -295,7 +296,7 @@ describe.each(databaseCases())('format=parquet and format=arrow on $name', ({ cr
 
 describe('the dataframe writer at the edges of Decimal128(38, s)', () => {
   const values = ['99999999999999999999999999999999.999999', '-99999999999999999999999999999999.999999', '-0.000001', '0.000000', '18446744073709551616.000000', null];
-  const page: DataframePage<[string, string | null]> = {
+  const page: PageTable<[string, string | null]> = {
     columns: ['time', 'x'],
     scaleOf: () => 6,
     rows: values.map((v, i) => [new Date(T0 + i * 1000).toISOString().replace('.000Z', '+00:00'), v]),
@@ -331,7 +332,7 @@ describe('the dataframe writer at the edges of Decimal128(38, s)', () => {
       generated.push(`${next() % 3 === 0 ? '-' : ''}${int}${places ? '.' + frac : ''}`);
     }
     const times = generated.map((_, i) => new Date(Date.UTC(2023, 11, 31) + i * 61_001_000).toISOString().replace('.000Z', '+00:00'));
-    const wide: DataframePage<[string, string]> = { ...page, rows: generated.map((v, i) => [times[i], v]) } as never;
+    const wide: PageTable<[string, string]> = { ...page, rows: generated.map((v, i) => [times[i], v]) } as never;
     const exact = (v: string) => {
       const [, sign, int, frac = ''] = /^(-?)(\d+)(?:\.(\d+))?$/.exec(v)!;
       const text = `${BigInt(int)}.${frac.padEnd(6, '0')}`;

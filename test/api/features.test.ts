@@ -6,6 +6,7 @@
 import { technicalFeatures } from '../../src/domain/technical-features';
 import { formatFloat } from '../../src/domain/decimal';
 import { FeaturesRepository } from '../../src/db/features.repository';
+import { featureRowTemplate } from '../../src/rest/serializers/feature.serializer';
 import { HOUR, HOURS, T0, iso, loadFixtures, perpClose, rateAt } from '../helpers/fixtures';
 import { startTestServer, type TestServer } from '../helpers/server';
 import type { Json } from '../helpers/json';
@@ -55,16 +56,18 @@ describe('features', () => {
     expect(Object.keys(r.body.data[0])).toEqual(['time', ...ALL]);
   });
 
-  it('when rows are read past a limit, then the extra row is the next page start and pages join up', async () => {
+  it('when rendered rows are read past a limit, then the next page starts at the extra row and pages join up', async () => {
     const repo = new FeaturesRepository(srv.services.store.db);
     const [{ id }] = await srv.services.store.db.query<{ id: number }>("SELECT id FROM series WHERE exchange = 'perp' AND symbol = 'BTC-USDT'");
-    const a = await repo.pageAsJson(id, '1h', ['rsi_14'], new Date(T0), new Date(T0 + 1000 * HOUR), 101);
-    expect(a).toHaveLength(101);
-    expect(a[100].time).toBe(ts(T0 + 100 * HOUR));
-    const b = await repo.pageAsJson(id, '1h', ['rsi_14'], new Date(Date.parse(a[100].time)), new Date(T0 + 1000 * HOUR), 1001);
-    expect(b).toHaveLength(HOURS - 100);
+    const template = featureRowTemplate({ names: ['rsi_14'] } as never);
+    const a = await repo.renderedPage(id, '1h', ['rsi_14'], template, new Date(T0), new Date(T0 + 1000 * HOUR), 100, null);
+    expect(a.page.count).toBe(100);
+    expect(a.page.nextStart).toBe(ts(T0 + 100 * HOUR));
+    const b = await repo.renderedPage(id, '1h', ['rsi_14'], template, new Date(Date.parse(a.page.nextStart!)), new Date(T0 + 1000 * HOUR), 1000, null);
+    expect(b.page.count).toBe(HOURS - 100);
+    expect(b.page.nextStart).toBeNull();
     const rest = await get(`/v1/features?symbol=BTC-USDT&exchange=perp&timeframe=1h&features=rsi_14&start=${iso(T0)}`);
-    expect([...a.slice(0, 100), ...b].map((r) => JSON.parse(r.json))).toEqual(rest.body.data);
+    expect([...a.page.data, ...b.page.data].map((r) => JSON.parse(r.text))).toEqual(rest.body.data);
   });
 
   it('when two different starts are asked, then the value at the same time is the same', async () => {

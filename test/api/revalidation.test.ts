@@ -35,15 +35,33 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
   const rawClose = async (timeframe: string, minute: number, close: string) =>
     srv.services.store.db.query(`UPDATE candles SET close = $1::numeric WHERE series_id = $2 AND timeframe = $3 AND time = $4`, [close, await ethId(), timeframe, new Date(T0 + minute * MINUTE)]);
 
-  /** Asks `path` twice: the second, with the first's tag, must be a 304 answered without reading (`reads` spied on). */
-  async function warm(path: string, reads: jest.SpyInstance): Promise<string> {
+  /**
+   * The read path's SQL statements a server sends to its database (the Database port) while `fn`
+   * runs: watermark reads and page reads (ordered, limited scans). A server's schedules (the
+   * quality job) may run beside the request; their statements are neither.
+   */
+  async function statementsDuring(server: TestServer, fn: () => Promise<unknown>): Promise<string[]> {
+    const spy = jest.spyOn(server.services.store.db, 'query');
+    try {
+      await fn();
+      return spy.mock.calls.map((call) => String(call[0])).filter((sql) => /watermark_epoch|ORDER BY (\w+\.)?time LIMIT \$/.test(sql));
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  /** Statements that read a page's rows (the watermark read alone names none of these tables). */
+  const pageReads = (statements: string[]) => statements.filter((sql) => /\b(FROM|JOIN)\s+(candles|features|funding_rates|derivatives)\b/.test(sql));
+
+  /** Asks `path` twice: the second, with the first's tag, must be a 304 from one statement, the watermark's, and no read of the page. */
+  async function warm(path: string): Promise<string> {
     const first = await get(path);
     expect([path, first.status]).toEqual([path, 200]);
     const tag = first.headers.get('etag')!;
-    reads.mockClear();
-    const again = await get(path, { 'If-None-Match': tag });
-    expect([path, again.status, again.headers.get('etag')]).toEqual([path, 304, tag]);
-    expect([path, reads.mock.calls.length]).toEqual([path, 0]);
+    let again: Response | undefined;
+    const statements = await statementsDuring(srv, async () => (again = await get(path, { 'If-None-Match': tag })));
+    expect([path, again!.status, again!.headers.get('etag')]).toEqual([path, 304, tag]);
+    expect([path, pageReads(statements), statements.length]).toEqual([path, [], 1]);
     return tag;
   }
 
@@ -66,35 +84,43 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
   });
 
   it('when a data page is asked again with its tag, then 304 without reading it, on every data route and format', async () => {
-    const s = srv.services;
-    const routes: Array<[string, jest.SpyInstance]> = [
-      [eth('1m', 10, 20), jest.spyOn(s.candles, 'pageAsJson')],
-      [eth('1m', 0, 2000, '&format=csv&limit=10'), jest.spyOn(s.candles, 'page')],
-      [eth('1h', 0, 600, '&format=arrow'), jest.spyOn(s.candles, 'page')],
-      [`/v1/features?symbol=ETH-USDT&exchange=spot&timeframe=1m&features=rsi_14&${range(10, 20)}`, jest.spyOn(s.features, 'pageAsJson')],
-      [`/v1/funding?symbol=BTC-USDT&exchange=perp&normalized=true&${range(0, 48 * 60)}`, jest.spyOn(s.funding, 'page')],
-      [`/v1/multi-asset?symbols=BTC-USDT,ETH-USDT&exchange=spot&timeframe=1h&field=close&${range(0, 48 * 60)}`, jest.spyOn(s.multiAsset, 'rows')],
-      [`/v1/derivatives?symbol=BTC-USDT&exchange=perp&timeframe=1m&${range(0, 60)}`, jest.spyOn(s.derivatives, 'page')],
+    const routes = [
+      eth('1m', 10, 20),
+      eth('1m', 0, 2000, '&format=csv&limit=10'),
+      eth('1h', 0, 600, '&format=arrow'),
+      `/v1/features?symbol=ETH-USDT&exchange=spot&timeframe=1m&features=rsi_14&${range(10, 20)}`,
+      `/v1/funding?symbol=BTC-USDT&exchange=perp&normalized=true&${range(0, 48 * 60)}`,
+      `/v1/multi-asset?symbols=BTC-USDT,ETH-USDT&exchange=spot&timeframe=1h&field=close&${range(0, 48 * 60)}`,
+      `/v1/derivatives?symbol=BTC-USDT&exchange=perp&timeframe=1m&${range(0, 60)}`,
     ];
-    for (const [path, reads] of routes) await warm(path, reads);
+    for (const path of routes) await warm(path);
     // The CSV page's 304 keeps its X-Next-Start.
-    const csv = await get(routes[1][0]);
-    expect((await get(routes[1][0], { 'If-None-Match': csv.headers.get('etag')! })).headers.get('x-next-start')).toBe(csv.headers.get('x-next-start'));
+    const csv = await get(routes[1]);
+    expect((await get(routes[1], { 'If-None-Match': csv.headers.get('etag')! })).headers.get('x-next-start')).toBe(csv.headers.get('x-next-start'));
+  });
+
+  it('when a page is read, then its rows and its watermark come from one statement (one snapshot)', async () => {
+    for (const path of [eth('1m', 30, 40), eth('1m', 30, 40, '&format=csv'), `/v1/funding?symbol=BTC-USDT&exchange=perp&${range(0, 48 * 60)}`]) {
+      let answer: Response | undefined;
+      const statements = await statementsDuring(srv, async () => (answer = await get(path)));
+      expect([path, answer!.status, statements.length, pageReads(statements).length]).toEqual([path, 200, 1, 1]);
+      expect(statements[0]).toMatch(/watermark_epoch/);
+    }
   });
 
   if (shared) {
     it('when another gateway on the same database and Redis is asked to revalidate, then it answers 304 from the tag the first remembered', async () => {
       const path = eth('1m', 50, 60);
       const tag = (await get(path)).headers.get('etag')!;
-      const reads = jest.spyOn(peer!.services.candles, 'pageAsJson');
-      const again = await peer!.rest(path, { key, headers: { 'If-None-Match': tag } });
-      expect([again.status, again.headers.get('etag'), reads.mock.calls.length]).toEqual([304, tag, 0]);
+      let again: Response | undefined;
+      const statements = await statementsDuring(peer!, async () => (again = await peer!.rest(path, { key, headers: { 'If-None-Match': tag } })));
+      expect([again!.status, again!.headers.get('etag'), pageReads(statements)]).toEqual([304, tag, []]);
     });
   }
 
   it('when a candle inside the page is repaired, then the revalidation reads it and the tag changes', async () => {
     const path = eth('1m', 100, 110);
-    const tag = await warm(path, jest.spyOn(srv.services.candles, 'pageAsJson'));
+    const tag = await warm(path);
     await srv.services.writer.candles({ id: await ethId(), symbol: 'ETH-USDT' }, '1m', [{ time: T0 + 105 * MINUTE, open: '1', high: '1', low: '1', close: '1', volume: '1' }]);
     const after = await get(path, { 'If-None-Match': tag });
     expect(after.status).toBe(200);
@@ -104,7 +130,7 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
 
   it('when a rollup is rewritten, then the coarser page\'s tag changes', async () => {
     const path = eth('5m', 200, 300);
-    const tag = await warm(path, jest.spyOn(srv.services.candles, 'pageAsJson'));
+    const tag = await warm(path);
     // The 1m candle changed where no watermark sees it; the rollup that follows writes the 5m one.
     await rawClose('1m', 204, '7.5');
     const id = await ethId();
@@ -117,7 +143,7 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
 
   it('when features are recomputed, then the feature page\'s tag changes', async () => {
     const path = `/v1/features?symbol=ETH-USDT&exchange=spot&timeframe=1m&features=vwap_20&${range(300, 320)}`;
-    const tag = await warm(path, jest.spyOn(srv.services.features, 'pageAsJson'));
+    const tag = await warm(path);
     await rawClose('1m', 310, '9999');
     await srv.services.featurePrecompute.technical(await ethId(), '1m', T0 + 310 * MINUTE);
     const after = await get(path, { 'If-None-Match': tag });
@@ -127,7 +153,7 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
 
   it('when a write is made outside the service, then the old tag holds until mds watermarks bump', async () => {
     const path = eth('1m', 400, 410);
-    const tag = await warm(path, jest.spyOn(srv.services.candles, 'pageAsJson'));
+    const tag = await warm(path);
     await rawClose('1m', 405, '3.25');
     expect((await get(path, { 'If-None-Match': tag })).status).toBe(304);
     await srv.services.tags.bumpAll();
@@ -138,7 +164,7 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
 
   it('when a page is asked again without a tag, then the 200 carries the tag remembered at its watermark, not a new hash of its bytes', async () => {
     const path = eth('1m', 420, 430);
-    const tag = await warm(path, jest.spyOn(srv.services.candles, 'pageAsJson'));
+    const tag = await warm(path);
     // Unchanged bytes: the same tag either way.
     expect((await get(path)).headers.get('etag')).toBe(tag);
     // Changed bytes behind the watermarks: a hash would give a new tag; the remembered one is sent.
@@ -179,7 +205,7 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
 
   it('when retention drops the page\'s partition, then the tag changes (the page is empty)', async () => {
     const path = eth('15m', 0, 600);
-    const tag = await warm(path, jest.spyOn(srv.services.candles, 'pageAsJson'));
+    const tag = await warm(path);
     expect(await srv.services.store.partitions.dropBefore('15m', Date.UTC(2025, 0, 1))).toContain('candles_15m_2024');
     const after = await get(path, { 'If-None-Match': tag });
     expect(after.status).toBe(200);

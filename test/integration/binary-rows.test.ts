@@ -4,7 +4,7 @@
  * scale, so the same rendering; the same instant), and rowsAsText reads the rows back as
  * PostgreSQL renders them.
  */
-import { AsciiText } from '../../src/encoding/ascii-text';
+import { formatFloat } from '../../src/domain/decimal';
 import { BinaryRows, rowsAsText, type ColumnType } from '../../src/encoding/binary-rows';
 import { databaseCases, useServices } from '../helpers/databases';
 
@@ -34,18 +34,14 @@ function rows(): Row[] {
   return out;
 }
 
+/** The same rows as CSV text, each value as its plain text (formatFloat's for a computed one: BinaryRows.fixed's contract). */
 function csv(all: Row[]): string {
-  const text = new AsciiText(1 << 12);
-  all.forEach((r, i) => {
-    text.ascii(`${i},${r.code},`);
-    text.isoTime(r.at);
-    text.byte(44);
-    if ('text' in r.n) text.ascii(r.n.text);
-    else if ('v' in r.n) text.fixed(r.n.v, 6);
-    else text.ascii(scaledText(r.n.m, r.n.s));
-    text.ascii(`,${r.big ?? ''},${r.flag ? 't' : 'f'}\n`);
-  });
-  return text.view().toString('latin1');
+  return all
+    .map((r, i) => {
+      const n = 'text' in r.n ? r.n.text : 'v' in r.n ? (formatFloat(r.n.v, 6) ?? '') : scaledText(r.n.m, r.n.s);
+      return `${i},${r.code},${new Date(r.at).toISOString()},${n},${r.big ?? ''},${r.flag ? 't' : 'f'}\n`;
+    })
+    .join('');
 }
 
 function scaledText(m: number, s: number): string {

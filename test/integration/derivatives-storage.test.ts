@@ -5,6 +5,7 @@
  * rollups and null in a bucket where any candle lacks it.
  */
 import { oneBatch } from '../../src/db/bulk-upsert';
+import { CANDLE_TEXT_COLUMNS, candleOf } from '../../src/domain/candle-text';
 import type { DerivativesInput } from '../../src/domain/derivatives';
 import type { CandleInput } from '../../src/domain/csv-rows';
 import { databaseCases, useServices } from '../helpers/databases';
@@ -107,15 +108,18 @@ describe.each(databaseCases())('derivatives and trade-flow storage on $name', (k
       await tx.candles.upsert(id, '1m', oneBatch(rows));
       await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: T, endMs: T + 9 * MIN }, T + 10 * MIN);
     });
-    const five = (await s.store.candles.pages([id], '5m', new Date(T), new Date(T + 5 * MIN), 10, true)).get(id)!;
+    const candles = async (tf: '1m' | '5m', from: number, to: number, flow: boolean) =>
+      ((await s.store.candles.pages([id], tf, new Date(from), new Date(to), 10, flow)).get(id) ?? []).map((r) => candleOf(r, flow));
+    const five = await candles('5m', T, T + 5 * MIN, true);
     expect(five.map((c) => [c.trades, c.quoteVolume, c.takerBuyVolume, c.takerBuyQuoteVolume])).toEqual([
       ['60', '105.500000', '6.250000', '65.500000'],
       [null, null, null, null],
     ]);
-    const one = (await s.store.candles.pages([id], '1m', new Date(T + 9 * MIN), new Date(T + 9 * MIN), 10, true)).get(id)!;
+    const one = await candles('1m', T + 9 * MIN, T + 9 * MIN, true);
     expect(one[0]).toMatchObject({ close: '10.500000', trades: null, quoteVolume: null });
     // Without asking for the flow, the candle is what it always was.
-    const plain = (await s.store.candles.pages([id], '5m', new Date(T), new Date(T), 10)).get(id)!;
-    expect(Object.keys(plain[0])).toEqual(['time', 'open', 'high', 'low', 'close', 'volume']);
+    const [plain] = (await s.store.candles.pages([id], '5m', new Date(T), new Date(T), 10, false)).get(id)!;
+    expect(plain).toHaveLength(CANDLE_TEXT_COLUMNS);
+    expect(Object.keys(candleOf(plain, false))).toEqual(['time', 'open', 'high', 'low', 'close', 'volume']);
   });
 });

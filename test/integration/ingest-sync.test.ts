@@ -5,6 +5,7 @@
  * 1m, a resumed sync asks only for what is missing, and refusals and bad rows are handled.
  */
 import { openServices, type Services } from '../../src/composition';
+import { candleOf } from '../../src/domain/candle-text';
 import { roundDecimal } from '../../src/domain/decimal';
 import { bucketStart, lastClosedOpen } from '../../src/domain/timeframe';
 import { VenueRefusedError } from '../../src/venues/venue';
@@ -34,7 +35,7 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
 
   const stored = async (exchange: string, symbol: string, tf: '1m' | '5m' | '1h', from: number, to: number) => {
     const id = (await s.store.series.idOf({ exchange, symbol }))!;
-    return (await s.store.candles.pages([id], tf, new Date(from), new Date(to), 100_000)).get(id) ?? [];
+    return ((await s.store.candles.pages([id], tf, new Date(from), new Date(to), 100_000, false)).get(id) ?? []).map((r) => candleOf(r, false));
   };
   const six = (v: string) => roundDecimal(v, 6);
 

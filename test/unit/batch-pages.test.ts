@@ -1,5 +1,6 @@
-/** How page reads are batched: one fetch per set of shared parameters, each request its own page back. */
-import { batchPages, page } from '../../src/services/reads/batch-pages';
+/** How page reads are batched: one fetch per set of shared parameters, each plan its own page back. */
+import { pageOf } from '../../src/domain/market';
+import { batchPages } from '../../src/services/reads/batch-pages';
 
 type Row = { time: string };
 const rows = (n: number, from = 0): Row[] => Array.from({ length: n }, (_, i) => ({ time: `t${from + i}` }));
@@ -15,22 +16,25 @@ function spec(ids: Record<string, number>, stored: Record<number, Row[]>) {
   return {
     fetches,
     spec: {
-      idOf: (q: Q) => ids[q.market],
-      keyOf: (q: Q) => q.window,
+      // An unknown market, or a window that can hold nothing: no rows to read.
+      idOf: (q: Q) => (q.window === null ? null : (ids[q.market] ?? null)),
+      keyOf: (q: Q) => q.window ?? '',
       limitOf: (q: Q) => q.limit,
       fetch: async (_q: Q, series: number[], limit: number) => {
         fetches.push({ ids: series, limit });
         return new Map(series.map((id) => [id, (stored[id] ?? []).slice(0, limit)]));
       },
+      timeOf: (r: Row) => r.time,
     },
   };
 }
 
-describe('page', () => {
+describe('pageOf', () => {
+  const time = (r: Row) => r.time;
   it('when one more row than the limit came back, then the page stops at the limit and nextStart is that row', () => {
-    expect(page(rows(4), 3)).toEqual({ count: 3, nextStart: 't3', data: rows(3) });
-    expect(page(rows(3), 3)).toEqual({ count: 3, nextStart: null, data: rows(3) });
-    expect(page([], 3)).toEqual({ count: 0, nextStart: null, data: [] });
+    expect(pageOf(rows(4), 3, time)).toEqual({ count: 3, nextStart: 't3', data: rows(3) });
+    expect(pageOf(rows(3), 3, time)).toEqual({ count: 3, nextStart: null, data: rows(3) });
+    expect(pageOf([], 3, time)).toEqual({ count: 0, nextStart: null, data: [] });
   });
 });
 
@@ -66,15 +70,20 @@ describe('batchPages', () => {
     expect(pages.map((p) => p.count)).toEqual([2, 2, 0, 0]);
   });
 
-  it('when the same market is asked twice with the same parameters, then it is fetched once', async () => {
-    const { fetches, spec: s } = spec({ a: 1 }, { 1: rows(1) });
-    await batchPages(
+  it('when the same market is asked twice with the same parameters, then it is fetched once and each plan gets its own page', async () => {
+    const { fetches, spec: s } = spec({ a: 1 }, { 1: rows(3) });
+    const pages = await batchPages(
       [
-        { market: 'a', window: 'w', limit: 5 },
-        { market: 'a', window: 'w', limit: 5 },
+        { market: 'a', window: 'w', limit: 2 },
+        { market: 'a', window: 'w', limit: 2 },
       ],
       s,
     );
-    expect(fetches).toEqual([{ ids: [1], limit: 6 }]);
+    expect(fetches).toEqual([{ ids: [1], limit: 3 }]);
+    // Cutting one page to its limit leaves the other's rows whole.
+    expect(pages).toEqual([
+      { count: 2, nextStart: 't2', data: rows(2) },
+      { count: 2, nextStart: 't2', data: rows(2) },
+    ]);
   });
 });

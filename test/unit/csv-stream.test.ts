@@ -15,7 +15,7 @@ it('when the client disconnects before a 2,000-row page is written, then sendCsv
     // The client leaves while the page is being read: 'close' has fired before the first write.
     res.once('close', () => {
       const rows = Array.from({ length: 2_000 }, (_, i) => [String(i), '1.000000']);
-      finished = sendCsv(req, res, { columns: ['time', 'close'], rows, cells: (r) => r, nextStart: null }, { params: '{}', span: null });
+      finished = sendCsv(req, res, { columns: ['time', 'close'], rows, cells: (r) => r, scaleOf: () => 6, nextStart: null }, { params: '{}', span: null });
     });
     req.socket.destroy();
   });

@@ -15,12 +15,12 @@ const BUDGETS: Record<string, number> = {
   'README.md': 1_500,
   'CONTRIBUTING.md': 2_000,
   'docs/ARCHITECTURE.md': 4_000,
-  'docs/DECISIONS.md': 4_500,
+  'docs/DECISIONS.md': 5_500,
   'docs/OPERATIONS.md': 3_000,
   'docs/API.md': 3_500,
   'docs/SCALING.md': 1_500,
 };
-const DOCS_TOTAL = 20_000;
+const DOCS_TOTAL = 24_000;
 const BENCH_README = 4_000;
 const RECORD_WORDS = 150;
 const HEADER_LINES = 8;

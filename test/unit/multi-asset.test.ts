@@ -1,6 +1,7 @@
 /** How a multi-asset page is merged from its series: times aligned, symbols in order, the limit in distinct times, values rendered. */
 import { fixedPlaces } from '../../src/domain/decimal';
-import { alignedJson, alignedRows, seriesOfTexts } from '../../src/domain/multi-asset';
+import { alignedRows, seriesOfTexts } from '../../src/domain/multi-asset';
+import { alignedJson } from '../../src/rest/serializers/multi-asset.serializer';
 
 const T0 = Date.UTC(2026, 0, 1) / 1000;
 /** A series as PostgreSQL folds it: epoch seconds and values, comma-separated. */
@@ -66,7 +67,7 @@ describe('alignedJson', () => {
   const objects = (limit: number) => alignedRows(list, 6, limit).map((r) => ({ time: r.time, ...Object.fromEntries(r.values.map((v) => [v.symbol, v.value])) }));
 
   it('when rendered, then the rows are the JSON objects of alignedRows, keys in order, values as fixedPlaces writes them, and the next start is the time after', () => {
-    const page = alignedJson(list, 6, 4);
+    const page = alignedJson({ list, places: 6 }, 4);
     expect(page.count).toBe(4);
     const rows = JSON.parse(`[${page.json}]`) as Array<Record<string, string>>;
     expect(rows).toEqual(objects(4));
@@ -77,17 +78,17 @@ describe('alignedJson', () => {
   });
 
   it('when every time fits the limit, then there is no next start', () => {
-    const page = alignedJson(list, 6, 6);
+    const page = alignedJson({ list, places: 6 }, 6);
     expect(JSON.parse(`[${page.json}]`)).toEqual(objects(6));
     expect(JSON.parse(`[${page.json}]`)[5]).toEqual({ time: at(5), 'A-USDT': '42.123456' });
     expect(page.nextStart).toBeNull();
-    const none = alignedJson([], 6, 3);
+    const none = alignedJson({ list: [], places: 6 }, 3);
     expect({ ...none, json: Buffer.from(none.json).toString() }).toEqual({ count: 0, json: '', nextStart: null });
   });
 
   it('when places is 0 or 8, then the values are rendered as fixedPlaces does', () => {
     for (const places of [0, 8]) {
-      const page = alignedJson(list, places, 10);
+      const page = alignedJson({ list, places: places }, 10);
       expect(JSON.parse(`[${page.json}]`)).toEqual(alignedRows(list, places, 10).map((r) => ({ time: r.time, ...Object.fromEntries(r.values.map((v) => [v.symbol, v.value])) })));
       expect(alignedRows(list, places, 10)[0].values[0].value).toBe(fixedPlaces('1.5', places));
     }

@@ -1,49 +1,71 @@
-/** The REST serializers: one table per shape gives JSON text equal to what JSON.stringify would write, CSV cells, and the schema. */
-import { joinedBytes } from '../../src/encoding/ascii-text';
-import { NO_JSON_ROWS, type Candle, type FundingRate } from '../../src/domain/market';
-import { CANDLE, CANDLE_PAGE_SCHEMA, candlePageJson } from '../../src/rest/serializers/candle.serializer';
-import { FUNDING_RATE, fundingCsvCells, fundingCsvColumns } from '../../src/rest/serializers/funding.serializer';
-import { featurePageJson } from '../../src/rest/serializers/feature.serializer';
+/**
+ * The REST serializers as requests use them: a page's JSON bytes equal what JSON.stringify would
+ * write of its rows (candles from the database's text rows, funding from rendered objects,
+ * features from rows the database rendered into the serializer's template), its table's cells,
+ * and the documented schemas.
+ */
+import { candleOf } from '../../src/domain/candle-text';
+import type { CandleRequest, FundingRate, TextRow } from '../../src/domain/market';
+import { joinedBytes } from '../../src/encoding/json-rows';
+import { CANDLE_PAGE_SCHEMA, CANDLE_REPRESENTATION } from '../../src/rest/serializers/candle.serializer';
+import { FEATURE_REPRESENTATION, featureRowTemplate } from '../../src/rest/serializers/feature.serializer';
+import { FUNDING_RATE, FUNDING_REPRESENTATION, fundingCsvColumns } from '../../src/rest/serializers/funding.serializer';
 import { qualityBody } from '../../src/rest/serializers/quality.serializer';
-import { pageJson } from '../../src/rest/serializers/shape';
 
-const candle: Candle = { time: '2024-01-01T00:00:00+00:00', open: '1.000000', high: '2.000000', low: '0.500000', close: '1.500000', volume: '0.000000' };
+/** Text rows as the candle page read gives them: epoch seconds, NUMERIC texts, the trade flow. */
+const ROWS: TextRow[] = [
+  ['1704067200', '1.5', '2', '0.5', '1.5000004', '0', '12.5', '17', null, '3'],
+  ['1704067260.25', '43000.1234565', '43100', '42999', '43050', '1e-7', null, null, null, null],
+];
+const q = (fields?: CandleRequest['fields']): CandleRequest => ({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1m', start: 0, end: 0, limit: 2, fields });
+const page = (data: TextRow[], nextStart: string | null = null) => ({ count: data.length, nextStart, data });
 
-describe('restShape', () => {
-  it('writes a candle row as JSON.stringify would, keys in the table\'s order', () => {
-    expect(CANDLE.json(candle)).toBe(JSON.stringify(candle));
-    expect(CANDLE.names).toEqual(['time', 'open', 'high', 'low', 'close', 'volume']);
-    expect(CANDLE.csvCells(candle)).toEqual(Object.values(candle));
+describe('candles over REST', () => {
+  it('writes a page of text rows as JSON.stringify would write its candles, snake_case flow fields in the order asked, and the schema accepts it', () => {
+    const body = Buffer.from(CANDLE_REPRESENTATION.json(q(), page(ROWS, 't'))).toString();
+    const candles = ROWS.map((r) => candleOf(r, false));
+    expect(body).toBe(JSON.stringify({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1m', count: 2, next_start: 't', data: candles }));
+    expect(CANDLE_PAGE_SCHEMA.safeParse(JSON.parse(body)).success).toBe(true);
+    const flow = JSON.parse(Buffer.from(CANDLE_REPRESENTATION.json(q(['taker_buy_quote_volume', 'trades']), page(ROWS))).toString());
+    expect(flow.data[0]).toEqual({ ...candles[0], taker_buy_quote_volume: '3.000000', trades: '17' });
+    expect(Object.keys(flow.data[1])).toEqual(['time', 'open', 'high', 'low', 'close', 'volume', 'taker_buy_quote_volume', 'trades']);
+    expect(flow.data[1].trades).toBeNull();
+    expect(Buffer.from(CANDLE_REPRESENTATION.json(q(), page([]))).toString()).toBe('{"symbol":"BTC-USDT","exchange":"spot","timeframe":"1m","count":0,"next_start":null,"data":[]}');
   });
 
+  it('gives the CSV and dataframe table the same strings, trades a whole number', () => {
+    const table = CANDLE_REPRESENTATION.table(q(['trades']), page(ROWS));
+    expect(table.columns).toEqual(['time', 'open', 'high', 'low', 'close', 'volume', 'trades']);
+    expect(table.cells(ROWS[1])).toEqual([...Object.values(candleOf(ROWS[1], false)), null]);
+    expect([table.integer?.('trades'), table.integer?.('close'), table.scaleOf('close')]).toEqual([true, false, 6]);
+  });
+});
+
+describe('funding and features over REST', () => {
   it('names funding fields in snake_case, leaves out the normalized ones when absent, and writes null as null', () => {
     const plain: FundingRate = { time: 't', rate: '0.00000100' };
     const normalized: FundingRate = { time: 't', rate: '0.00000100', rateNormalized: null, premium: '0.00010000' };
     expect(FUNDING_RATE.json(plain)).toBe('{"time":"t","rate":"0.00000100"}');
     expect(FUNDING_RATE.json(normalized)).toBe(JSON.stringify({ time: 't', rate: '0.00000100', rate_normalized: null, premium: '0.00010000' }));
     expect(fundingCsvColumns({ normalized: false } as never)).toEqual(['time', 'rate']);
-    expect(fundingCsvCells({ normalized: true } as never)(normalized)).toEqual(['t', '0.00000100', null, '0.00010000']);
+    const request = { symbol: 'BTC-USDT', exchange: 'perp', start: 0, end: 0, normalized: true };
+    expect(FUNDING_REPRESENTATION.table(request, { count: 1, nextStart: null, data: [normalized] }).cells(normalized)).toEqual(['t', '0.00000100', null, '0.00010000']);
+    const body = JSON.parse(Buffer.from(FUNDING_REPRESENTATION.json(request, { count: 2, nextStart: null, data: [plain, normalized] })).toString());
+    expect(body.data).toEqual([{ time: 't', rate: '0.00000100' }, { time: 't', rate: '0.00000100', rate_normalized: null, premium: '0.00010000' }]);
   });
 
-  it('renders a page whose JSON the documented schema accepts, its rows\' bytes as the text page would hold them', () => {
-    const q = { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', start: 0, end: 0, limit: 1 } as const;
-    const text = candlePageJson(q, { count: 1, nextStart: null, json: Buffer.from(CANDLE.json(candle)) }).toString();
-    const body = JSON.parse(text);
-    expect(body).toEqual({ symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', count: 1, next_start: null, data: [candle] });
-    expect(CANDLE_PAGE_SCHEMA.safeParse(body).success).toBe(true);
-    const head = { symbol: 'BTC-USDT', exchange: 'spot', timeframe: '1h', count: 1, next_start: null };
-    expect(text).toBe(pageJson(head, [CANDLE.json(candle)]));
-    expect(candlePageJson(q, NO_JSON_ROWS).toString()).toBe(pageJson({ ...head, count: 0 }, []));
+  it('asks the database for rows in a template of the request\'s names, and joins them into the page', () => {
+    const request = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', names: ['rsi_14', 'vwap_20'], start: 0, end: 0 } as const;
+    expect(featureRowTemplate(request as never)).toEqual(['{"time":', ',"rsi_14":', ',"vwap_20":', '}']);
+    const rows = [{ time: 't1', text: '{"time":"t1","rsi_14":"50.100000","vwap_20":null}' }];
+    const body = Buffer.from(FEATURE_REPRESENTATION.json(request as never, { count: 1, nextStart: 't2', data: rows })).toString();
+    expect(JSON.parse(body)).toEqual({ symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', features: ['rsi_14', 'vwap_20'], count: 1, next_start: 't2', data: [JSON.parse(rows[0].text)] });
   });
 
   it('writes rows of JSON text as the UTF-8 bytes of their comma-joined text, past the first buffer', () => {
     const rows = ['{"a":"1"}', '{"é":"ünï"}', `{"long":"${'9'.repeat(5_000)}"}`, '{"emoji":"📈"}', '{}'];
-    expect(joinedBytes(rows).toString('utf8')).toBe(rows.join(','));
+    expect(Buffer.from(joinedBytes(rows)).toString('utf8')).toBe(rows.join(','));
     expect(joinedBytes([]).length).toBe(0);
-    const q = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', names: ['rsi_14'], start: 0, end: 0, limit: 2 };
-    const page = { count: 2, nextStart: null, data: ['{"time":"t1","rsi_14":"50.1"}', '{"time":"t2","rsi_14":null}'] };
-    const head = { symbol: 'BTC-USDT', exchange: 'perp', timeframe: '1m', features: ['rsi_14'], count: 2, next_start: null };
-    expect(featurePageJson(q as never, page).toString()).toBe(pageJson(head, page.data));
   });
 
   it('renders nested shapes by their own table (quality components)', () => {

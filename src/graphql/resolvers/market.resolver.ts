@@ -18,7 +18,7 @@ import type { GqlContext } from '../context';
 import { RateLimited } from '../field-rate-limit';
 import { GRAPHQL_FIELDS } from '../fields';
 import { selectsAny } from '../selection';
-import { candleColumns, derivativesColumns, featureValues, withColumns } from '../serializers';
+import { candlePageSource, derivativesColumns, featureValues, withColumns } from '../serializers';
 import { DerivativesPageType } from '../types/derivatives.types';
 import { CandlePageType, CoverageType, FeaturePageType, FundingPageType, IngestStatusType, MarketType, QualityRecordType } from '../types/market.types';
 
@@ -70,8 +70,9 @@ export class MarketResolver {
   @RateLimited(ROWS_FIELD_LIMIT)
   async candles(@Root() m: MarketRef, @Args(() => argsType('candles')) args: Args, @Ctx() ctx: GqlContext, @Info() info: GraphQLResolveInfo): Promise<CandlePageType> {
     const q = this.deps.candles.parseRequest(ctx.principal, rawOf(this.deps.endpoints.ohlcv, args, m));
-    const p = await ctx.loaders.candles.load(selectsAny(info, TRADE_FLOW_NAMES) ? { ...q, fields: [...TRADE_FLOW_FIELDS] } : q);
-    return withColumns(p, candleColumns);
+    const plan = await this.deps.candles.plan(selectsAny(info, TRADE_FLOW_NAMES) ? { ...q, fields: [...TRADE_FLOW_FIELDS] } : q);
+    // data and columns: CandlePageResolver.
+    return candlePageSource(await ctx.loaders.candles.load(plan), plan.flow) as unknown as CandlePageType;
   }
 
   @FieldResolver(() => DerivativesPageType, {
@@ -81,7 +82,7 @@ export class MarketResolver {
   @RateLimited(ROWS_FIELD_LIMIT)
   async derivatives(@Root() m: MarketRef, @Args(() => argsType('derivatives')) args: Args, @Ctx() ctx: GqlContext): Promise<DerivativesPageType> {
     const q = this.deps.derivatives.parseRequest(ctx.principal, rawOf(this.deps.endpoints.derivatives, args, m));
-    return withColumns(await ctx.loaders.derivatives.load(q), derivativesColumns);
+    return withColumns(await ctx.loaders.derivatives.load(await this.deps.derivatives.plan(q)), derivativesColumns);
   }
 
   @FieldResolver(() => FundingPageType, {
@@ -91,14 +92,14 @@ export class MarketResolver {
   @RateLimited(ROWS_FIELD_LIMIT)
   async funding(@Root() m: MarketRef, @Args(() => argsType('funding')) args: Args, @Ctx() ctx: GqlContext): Promise<FundingPageType> {
     const q = this.deps.funding.parseRequest(ctx.principal, rawOf(this.deps.endpoints.funding, args, m));
-    return ctx.loaders.funding.load(q);
+    return ctx.loaders.funding.load(await this.deps.funding.plan(q));
   }
 
   @FieldResolver(() => FeaturePageType, { nullable: true, description: 'Pre-computed features, wide (GET /v1/features).' })
   @RateLimited(ROWS_FIELD_LIMIT)
   async features(@Root() m: MarketRef, @Args(() => argsType('features')) args: Args, @Ctx() ctx: GqlContext): Promise<FeaturePageType> {
     const q = this.deps.features.parseRequest(ctx.principal, rawOf(this.deps.endpoints.features, args, m));
-    const p = await ctx.loaders.features.load(q);
+    const p = await ctx.loaders.features.load(await this.deps.features.plan(q));
     return { features: q.names, count: p.count, nextStart: p.nextStart, data: p.data.map((r) => featureValues(q.names, r)) };
   }
 

@@ -1,22 +1,23 @@
-/** Candles over REST: the row, the trade flow `fields` appends, the page head, JSON and CSV. */
+/**
+ * Candles over REST: the row's snake_case names, the trade flow `fields` appends, the page head,
+ * and the page (the database's text rows, domain/candle-text.ts) as JSON bytes and as a table.
+ */
 import { z } from 'zod';
-import type { Candle, CandleRequest, JsonRows, TradeFlowField } from '../../domain/market';
+import { CANDLE_TEXT, servedText } from '../../domain/candle-text';
+import type { Candle, CandleRequest, Page, TextRow, TradeFlowField } from '../../domain/market';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
-import { decimal, pageJsonBytes, pageSchema, restShape, timestamp } from './shape';
+import { textRowsJson, type JsonMember } from '../../encoding/json-rows';
+import type { CandlePlan } from '../../services/reads/candles.service';
+import type { Representation } from '../data-route';
+import { decimal, pageJsonBytes, pageSchema, timestamp } from './shape';
 
 const six = decimal('6 decimals');
 
-export const CANDLE = restShape<Candle>({
-  time: { from: 'time', schema: timestamp },
-  open: { from: 'open', schema: six },
-  high: { from: 'high', schema: six },
-  low: { from: 'low', schema: six },
-  close: { from: 'close', schema: six },
-  volume: { from: 'volume', schema: six },
-});
+/** The candle's REST names, by domain field. */
+const CANDLE_NAMES = { time: 'time', open: 'open', high: 'high', low: 'low', close: 'close', volume: 'volume' } as const;
 
-/** The trade-flow values `fields` may append, by REST name. */
-export const TRADE_FLOW: Record<TradeFlowField, { from: keyof Candle & string; schema: z.ZodType }> = {
+/** The trade-flow values `fields` may append, by REST name: their domain field and schema. */
+export const TRADE_FLOW: Record<TradeFlowField, { from: keyof Candle & keyof typeof CANDLE_TEXT; schema: z.ZodType }> = {
   trades: { from: 'trades', schema: z.string().nullable().optional().meta({ description: 'fields=trades: number of trades (integer digits); null where the venue gave none.' }) },
   quote_volume: { from: 'quoteVolume', schema: z.string().nullable().optional().meta({ description: 'fields=quote_volume: volume in the quote asset, 6 decimals.' }) },
   taker_buy_volume: { from: 'takerBuyVolume', schema: z.string().nullable().optional().meta({ description: 'fields=taker_buy_volume: base volume bought by takers, 6 decimals.' }) },
@@ -26,16 +27,33 @@ export const TRADE_FLOW: Record<TradeFlowField, { from: keyof Candle & string; s
   },
 };
 
-const CANDLE_ROW_SCHEMA = CANDLE.schema.extend(Object.fromEntries(Object.entries(TRADE_FLOW).map(([name, f]) => [name, f.schema])));
+const CANDLE_ROW_SCHEMA = z
+  .object({ time: timestamp, open: six, high: six, low: six, close: six, volume: six })
+  .extend(Object.fromEntries(Object.entries(TRADE_FLOW).map(([name, f]) => [name, f.schema])));
 
 export const CANDLE_PAGE_SCHEMA = pageSchema({ symbol: z.string(), exchange: z.string(), timeframe: z.enum(CANDLE_TIMEFRAMES) }, CANDLE_ROW_SCHEMA);
 
-/** CSV columns and cells: the candle's, then the asked trade-flow values in order. */
-export const candleCsvColumns = (q: CandleRequest): readonly string[] => (q.fields ? [...CANDLE.names, ...q.fields] : CANDLE.names);
-export const candleCsvCells = (q: CandleRequest) => (r: Candle) =>
-  q.fields ? [...CANDLE.csvCells(r), ...q.fields.map((f) => r[TRADE_FLOW[f].from] as string | null | undefined)] : CANDLE.csvCells(r);
-
-/** A page whose rows are already JSON text (CandlesService.pageAsJson). */
-export function candlePageJson(q: CandleRequest, p: JsonRows): Buffer {
-  return pageJsonBytes({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.json);
+/** A row's members in order: the candle's, then the asked trade-flow values. */
+function members(q: CandleRequest): JsonMember[] {
+  const candle = Object.entries(CANDLE_NAMES).map(([field, name]) => ({ name, value: CANDLE_TEXT[field as keyof typeof CANDLE_NAMES] }));
+  return [...candle, ...(q.fields ?? []).map((name) => ({ name, value: CANDLE_TEXT[TRADE_FLOW[name].from] }))];
 }
+
+/** The CSV columns: the candle's, then the asked trade-flow values in order. */
+export const candleCsvColumns = (q: CandleRequest): readonly string[] => members(q).map((m) => m.name);
+
+export const CANDLE_REPRESENTATION: Representation<CandlePlan, Page<TextRow>, TextRow> = {
+  json: (q, p: Page<TextRow>) =>
+    pageJsonBytes({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, textRowsJson(p.data, p.count, members(q))),
+  table(q, p) {
+    const values = members(q).map((m) => m.value);
+    return {
+      columns: candleCsvColumns(q),
+      rows: p.data,
+      cells: (r: TextRow) => values.map((v) => servedText(r, v)),
+      scaleOf: () => 6,
+      integer: (column) => column === 'trades',
+      nextStart: p.nextStart,
+    };
+  },
+};

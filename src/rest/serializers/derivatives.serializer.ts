@@ -1,8 +1,10 @@
 /** A perpetual's context over REST (GET /v1/derivatives): snake_case fields, the page head, JSON and CSV. */
 import { z } from 'zod';
-import type { Derivatives, DerivativesRequest, Page } from '../../domain/market';
+import type { Derivatives, Page } from '../../domain/market';
+import type { DerivativesPlan } from '../../services/reads/derivatives.service';
+import type { Representation } from '../data-route';
 import { CANDLE_TIMEFRAMES } from '../../domain/timeframe';
-import { decimal, pageJson, pageSchema, restShape, timestamp } from './shape';
+import { decimal, pageJsonBytes, pageSchema, restShape, timestamp } from './shape';
 
 const six = (description: string) => decimal(`${description}, 6 decimals.`);
 const nullableSix = (description: string) => z.string().nullable().meta({ description: `${description}, 6 decimals; null while the venue's book is empty.` });
@@ -29,6 +31,13 @@ export const DERIVATIVES_PLACES: Record<string, number> = { predicted_funding_ra
 
 export const DERIVATIVES_PAGE_SCHEMA = pageSchema({ symbol: z.string(), exchange: z.string(), timeframe: z.enum(CANDLE_TIMEFRAMES) }, DERIVATIVES.schema);
 
-export function derivativesPageJson(q: DerivativesRequest, p: Page<Derivatives>): string {
-  return pageJson({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, p.data.map(DERIVATIVES.json));
-}
+export const DERIVATIVES_REPRESENTATION: Representation<DerivativesPlan, Page<Derivatives>, Derivatives> = {
+  json: (q, p) => pageJsonBytes({ symbol: q.symbol, exchange: q.exchange, timeframe: q.timeframe, count: p.count, next_start: p.nextStart }, DERIVATIVES.jsonRows(p.data)),
+  table: (_q, p: Page<Derivatives>) => ({
+    columns: DERIVATIVES.names,
+    rows: p.data,
+    cells: DERIVATIVES.csvCells,
+    scaleOf: (column) => DERIVATIVES_PLACES[column] ?? 6,
+    nextStart: p.nextStart,
+  }),
+};

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { FEATURE_CATALOGUE, FEATURE_CATEGORIES } from '../../domain/feature-catalogue';
 import type { FeatureRequest, FeatureRow, Page } from '../../domain/market';
-import { joinedBytes } from '../../encoding/ascii-text';
+import { joinedBytes } from '../../encoding/json-rows';
+import type { FeaturePlan, RenderedRow } from '../../services/reads/feature-read.service';
+import type { Representation } from '../data-route';
 import { pageJsonBytes, pageSchema, timestamp } from './shape';
 
 /** A wide row: time plus one decimal string (or null) per requested name. */
@@ -23,13 +25,22 @@ const pageHead = (q: FeatureRequest, p: Page<unknown>) => ({
   next_start: p.nextStart,
 });
 
-/** A page whose rows PostgreSQL already rendered as JSON objects (FeatureReadService.pageAsJson). */
-export function featurePageJson(q: FeatureRequest, p: Page<string>): Buffer {
-  return pageJsonBytes(pageHead(q, p), joinedBytes(p.data));
-}
+/**
+ * A row's JSON object as the database renders it into this template (FeaturesRepository.renderedPage):
+ * `{"time":"…","rsi_14":"51.234567",...}`, the names the request's, in its order.
+ */
+export const featureRowTemplate = (q: FeatureRequest): string[] => ['{"time":', ...q.names.map((n) => `,"${n}":`), '}'];
 
 export const featureCsvColumns = (q: FeatureRequest) => ['time', ...q.names];
-export const featureCsvCells = (q: FeatureRequest) => (r: FeatureRow) => featureCsvColumns(q).map((c) => r[c]);
+
+export const FEATURE_REPRESENTATION: Representation<FeaturePlan, Page<RenderedRow>, FeatureRow> = {
+  readJson: (plan) => plan.readRendered(featureRowTemplate(plan.request)),
+  json: (q, p) => pageJsonBytes(pageHead(q, p), joinedBytes(p.data.map((r) => r.text))),
+  table(q, p: Page<FeatureRow>) {
+    const columns = featureCsvColumns(q);
+    return { columns, rows: p.data, cells: (r: FeatureRow) => columns.map((c) => r[c]), scaleOf: () => 6, nextStart: p.nextStart };
+  },
+};
 
 export const CATALOGUE_SCHEMA = z.object({
   features: z.array(z.object({ name: z.string(), description: z.string(), category: z.enum(FEATURE_CATEGORIES) })),

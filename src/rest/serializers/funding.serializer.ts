@@ -1,7 +1,9 @@
 /** Funding rates over REST: snake_case fields; rate_normalized and premium only on normalized reads. */
 import { z } from 'zod';
 import type { FundingRate, FundingRequest, Page } from '../../domain/market';
-import { decimal, pageJson, pageSchema, restShape, timestamp } from './shape';
+import type { FundingPlan } from '../../services/reads/funding.service';
+import type { Representation } from '../data-route';
+import { decimal, pageJsonBytes, pageSchema, restShape, timestamp } from './shape';
 
 export const FUNDING_RATE = restShape<FundingRate>({
   time: { from: 'time', schema: timestamp },
@@ -23,6 +25,14 @@ export const FUNDING_PAGE_SCHEMA = pageSchema({ symbol: z.string(), exchange: z.
 export const fundingCsvColumns = (q: FundingRequest) => (q.normalized ? FUNDING_RATE.names : FUNDING_RATE.names.slice(0, 2));
 export const fundingCsvCells = (q: FundingRequest) => (r: FundingRate) => FUNDING_RATE.csvCells(r).slice(0, q.normalized ? 4 : 2);
 
-export function fundingPageJson(q: FundingRequest, p: Page<FundingRate>): string {
-  return pageJson({ symbol: q.symbol, exchange: q.exchange, count: p.count, next_start: p.nextStart }, p.data.map(FUNDING_RATE.json));
-}
+export const FUNDING_REPRESENTATION: Representation<FundingPlan, Page<FundingRate>, FundingRate> = {
+  json: (q, p) => pageJsonBytes({ symbol: q.symbol, exchange: q.exchange, count: p.count, next_start: p.nextStart }, FUNDING_RATE.jsonRows(p.data)),
+  table: (q, p: Page<FundingRate>) => ({
+    columns: fundingCsvColumns(q),
+    rows: p.data,
+    cells: fundingCsvCells(q),
+    // rate and premium 8; rate_normalized, a z-score, 6.
+    scaleOf: (column) => (column === 'rate_normalized' ? 6 : 8),
+    nextStart: p.nextStart,
+  }),
+};

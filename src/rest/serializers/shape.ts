@@ -5,6 +5,7 @@
  * response schema in the OpenAPI document.
  */
 import { z } from 'zod';
+import { joinedBytes } from '../../encoding/json-rows';
 
 export interface ShapeField<T> {
   /** The domain field this property shows (snake_case REST name -> camelCase domain name). */
@@ -23,6 +24,8 @@ export interface RestShape<T> {
   render(value: T): Record<string, unknown>;
   /** `{"name":"value",...}` for a row whose values are API strings or null; undefined values are left out. */
   json(value: T): string;
+  /** The rows' `json`, comma-separated, as UTF-8 bytes. */
+  jsonRows(values: readonly T[]): Uint8Array;
   csvCells(value: T): Array<string | null | undefined>;
 }
 
@@ -62,6 +65,9 @@ export function restShape<T>(fields: ShapeFields<T>): RestShape<T> {
   const entries = Object.entries(fields);
   const froms = entries.map(([, f]) => f.from);
   const optional = entries.some(([, f]) => accepts(f.schema, undefined));
+  // Every value is a string PostgreSQL rendered from a fixed alphabet (digits, sign, point,
+  // timestamp punctuation) or null: no escaping, no JSON.stringify walk per value.
+  const json = optional ? loopJson(entries) : compiledJson(entries);
   return {
     schema: z.object(Object.fromEntries(entries.map(([n, f]) => [n, f.schema]))),
     names: entries.map(([n]) => n),
@@ -73,9 +79,8 @@ export function restShape<T>(fields: ShapeFields<T>): RestShape<T> {
       }
       return out;
     },
-    // Every value is a string PostgreSQL rendered from a fixed alphabet (digits, sign, point,
-    // timestamp punctuation) or null: no escaping, no JSON.stringify walk per value.
-    json: optional ? loopJson(entries) : compiledJson(entries),
+    json,
+    jsonRows: (values) => joinedBytes(values.map(json)),
     csvCells(value) {
       return froms.map((f) => value[f] as string | null | undefined);
     },

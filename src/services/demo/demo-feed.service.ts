@@ -6,6 +6,7 @@
  * user imported under a demo symbol is never touched. DEMO_FEED=false turns it off.
  */
 import type { Store } from '../../db/store';
+import { CANDLE_TEXT } from '../../domain/candle-text';
 import type { CandleInput } from '../../domain/csv-rows';
 import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
 import { DAY_MS, MINUTE_MS } from '../../domain/time';
@@ -59,8 +60,8 @@ export class DemoFeedService {
   }
 
   private async isModelCandle(id: number, sym: DemoSymbol, role: 'spot' | 'perp', t: number): Promise<boolean> {
-    const [stored] = (await this.store.candles.pages([id], '1m', new Date(t), new Date(t), 1)).get(id) ?? [];
-    return stored !== undefined && Number(stored.close) === Number(this.candle(sym, role, t).close);
+    const [stored] = (await this.store.candles.pages([id], '1m', new Date(t), new Date(t), 1, false)).get(id) ?? [];
+    return stored !== undefined && Number(stored[CANDLE_TEXT.close.at]) === Number(this.candle(sym, role, t).close);
   }
 
   private candle(sym: DemoSymbol, role: 'spot' | 'perp', t: number): CandleInput {

@@ -6,7 +6,7 @@
  * one symbol's rows while the database writes the previous one's.
  */
 import type { EncodedRows } from '../../db/bulk-upsert';
-import { candleFrame, rollupRows, writeInputRows } from '../../db/candle-rows';
+import { candleRowFrame, rollupRows, writeInputRows } from '../../db/candle-rows';
 import { BinaryRows } from '../../encoding/binary-rows';
 import type { CandleInput } from '../../domain/csv-rows';
 import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
@@ -134,7 +134,7 @@ export interface EncodedSeries {
 
 function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: readonly CandleInput[]): EncodedRows<CandleTimeframe> & { derived: boolean } {
   const out = new BinaryRows(64 * 1024);
-  writeInputRows(out, candleFrame(seriesId, timeframe, false), rows);
+  writeInputRows(out, candleRowFrame(seriesId, timeframe, false), rows);
   const span = rows.length ? { fromMs: rows[0].time, toMs: rows[rows.length - 1].time } : { fromMs: Infinity, toMs: -Infinity };
   return { timeframe, derived: false, span, chunks: rows.length ? [out.take()] : [], count: rows.length };
 }
@@ -142,7 +142,7 @@ function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: read
 /** Non-empty rollups (`insertRollups` writes nothing for empty ones). */
 function encodedRollups(seriesId: number, bars: RollupBars): EncodedRows<CandleTimeframe> & { derived: boolean } {
   const span = { fromMs: bars.time(0), toMs: bars.time(bars.length - 1) };
-  return { timeframe: bars.timeframe, derived: true, span, chunks: [...rollupRows(candleFrame(seriesId, bars.timeframe, true), bars)], count: bars.length };
+  return { timeframe: bars.timeframe, derived: true, span, chunks: [...rollupRows(candleRowFrame(seriesId, bars.timeframe, true), bars)], count: bars.length };
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import type { Store } from '../../db/store';
 import type { Candle, MarketRef } from '../../domain/market';
+import { candleOf } from '../../domain/candle-text';
 import type { QualityRecord } from '../../domain/quality';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart, lastClosedOpen, type CandleTimeframe } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
@@ -51,7 +52,8 @@ export class EventPublisher {
   async candlesStored(seriesId: number, timeframe: CandleTimeframe, firstMs: number, lastMs: number): Promise<void> {
     await this.periodsStored(seriesId, timeframe, firstMs, lastMs, async (market, tf, from, to, lsn) => {
       // With the trade flow, so a subscription may select it as a query does.
-      const candles: Candle[] = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS, true)).get(seriesId) ?? [];
+      const rows = (await this.deps.store.candles.pages([seriesId], tf, new Date(from), new Date(to), MAX_EVENT_ROWS, true)).get(seriesId) ?? [];
+      const candles: Candle[] = rows.map((r) => candleOf(r, true));
       if (candles.length) await this.put({ type: 'candle', exchange: market.exchange, symbol: market.symbol, timeframe: tf, candles }, lsn);
     });
   }

@@ -1,17 +1,29 @@
 /**
- * Candles (GET /v1/ohlcv, GraphQL `market.candles`): the endpoint's rules, the caller's plan, the
- * pages, with the trade flow only when `fields` asks for it (otherwise the read is unchanged).
+ * Candles (GET /v1/ohlcv, GraphQL `market.candles`): the endpoint's rules, the caller's plan, and
+ * the read plan of a request: its series and closed end resolved once, its rows as the
+ * database's text (domain/candle-text.ts renders them), with the trade flow only when `fields`
+ * asks for it (otherwise the read and its tag are what they always were).
  */
 import type { CandlesRepository } from '../../db/candles.repository';
 import { marketKey, type SeriesRepository } from '../../db/series.repository';
-import { NO_JSON_ROWS, type Candle, type CandleRequest, type JsonRows, type Page } from '../../domain/market';
+import { apiTimeOfEpoch } from '../../domain/candle-text';
+import { emptyPage, type CandleRequest, type Page, type TextRow } from '../../domain/market';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import { closedEnd } from '../../domain/timeframe';
 import type { Principal } from '../access/principal';
-import { batchPages, onePage } from './batch-pages';
-import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from '../access/tier-policy';
+import { batchPages } from './batch-pages';
+import type { ReadPlan } from './read-plan';
+
+export interface CandlePlan extends ReadPlan<CandleRequest, Page<TextRow>> {
+  /** The series read; null: the market has no rows. */
+  readonly seriesId: number | null;
+  /** The end its rows are cut at: the last closed candle at `now`. */
+  readonly end: number;
+  /** Whether its rows carry the trade flow (CANDLE_FLOW_TEXT_COLUMNS). */
+  readonly flow: boolean;
+}
 
 export class CandlesService {
   constructor(
@@ -30,38 +42,36 @@ export class CandlesService {
     return q;
   }
 
-  /** The page of a validated request at `now`: what GET /v1/ohlcv serves. */
-  async page(request: CandleRequest, now: number): Promise<Page<Candle>> {
-    return (await onePage(request, (qs) => this.pages(qs, now))).page;
-  }
-
-  /**
-   * The same with each row as its JSON object text (`time` and the candle's values): the fast
-   * path of GET /v1/ohlcv's JSON, with no object per row.
-   */
-  async pageAsJson(request: CandleRequest, now: number): Promise<JsonRows> {
-    const id = (await this.series.idsOf([request])).get(marketKey(request));
+  /** The read plan of a validated request at `now`: closed candles only. */
+  async plan(request: CandleRequest, now = this.clock()): Promise<CandlePlan> {
+    const seriesId = (await this.series.idsOf([request])).get(marketKey(request)) ?? null;
     const end = closedEnd(request.end, request.timeframe, now);
-    if (id === undefined || request.start > end) return NO_JSON_ROWS;
-    return this.candles.pageAsJson(id, request.timeframe, new Date(request.start), new Date(end), request.limit, request.fields);
+    const flow = request.fields !== undefined;
+    const scope = seriesId === null ? null : { seriesIds: [seriesId], timeframes: [request.timeframe], startMs: request.start, endMs: end };
+    return {
+      request,
+      now,
+      timeframe: request.timeframe,
+      seriesId,
+      end,
+      flow,
+      scope,
+      read: async () => {
+        if (seriesId === null) return { page: emptyPage<TextRow>(), mark: null };
+        return this.candles.page(seriesId, request.timeframe, new Date(request.start), new Date(end), request.limit, flow, scope);
+      },
+    };
   }
 
-  /** What the page of `request` at `now` is read from (its write watermark's scope); null: a market with no rows. */
-  async scope(request: CandleRequest, now: number): Promise<WatermarkScope | null> {
-    const id = (await this.series.idsOf([request])).get(marketKey(request));
-    if (id === undefined) return null;
-    return { seriesIds: [id], timeframes: [request.timeframe], startMs: request.start, endMs: closedEnd(request.end, request.timeframe, now) };
-  }
-
-  /** Pages, one per request, in order; requests sharing their parameters share one statement. Closed candles only. */
-  async pages(requests: readonly CandleRequest[], now = this.clock()): Promise<Array<Page<Candle>>> {
-    const ids = await this.series.idsOf(requests);
-    const endOf = (q: CandleRequest) => closedEnd(q.end, q.timeframe, now);
-    return batchPages(requests, {
-      idOf: (q) => ids.get(marketKey(q)),
-      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}|${q.fields !== undefined}`),
-      limitOf: (q) => q.limit,
-      fetch: (q, series, limit) => this.candles.pages(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit, q.fields !== undefined),
+  /** The pages of several plans (a GraphQL request), in order; plans sharing their parameters share one statement. */
+  readMany(plans: readonly CandlePlan[]): Promise<Array<Page<TextRow>>> {
+    return batchPages(plans, {
+      // A window that ends before it starts (an open end cut at the last closed candle) reads nothing.
+      idOf: (p) => (p.request.start > p.end ? null : p.seriesId),
+      keyOf: (p) => `${p.request.timeframe}|${p.request.start}|${p.end}|${p.request.limit}|${p.flow}`,
+      limitOf: (p) => p.request.limit,
+      fetch: (p, ids, limit) => this.candles.pages(ids, p.request.timeframe, new Date(p.request.start), new Date(p.end), limit, p.flow),
+      timeOf: (r) => apiTimeOfEpoch(r[0]!),
     });
   }
 }

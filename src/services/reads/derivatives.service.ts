@@ -1,18 +1,24 @@
 /**
  * A perpetual's context per period (GET /v1/derivatives, GraphQL `market.derivatives`): the
  * endpoint's rules (the spot exchange refused), the caller's plan (the free tier's timeframes
- * and window, as candles), the pages. Periods are served once closed, like candles.
+ * and window, as candles), the read plan. Periods are served once closed, like candles.
  */
 import type { DerivativesRepository } from '../../db/derivatives.repository';
 import { marketKey, type SeriesRepository } from '../../db/series.repository';
-import type { Derivatives, DerivativesRequest, Page } from '../../domain/market';
+import { emptyPage, type Derivatives, type DerivativesRequest, type Page } from '../../domain/market';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import { closedEnd } from '../../domain/timeframe';
 import type { Principal } from '../access/principal';
-import { batchPages, onePage } from './batch-pages';
-import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from '../access/tier-policy';
+import { batchPages } from './batch-pages';
+import type { ReadPlan } from './read-plan';
+
+export interface DerivativesPlan extends ReadPlan<DerivativesRequest, Page<Derivatives>> {
+  readonly seriesId: number | null;
+  /** The end its rows are cut at: the last closed period at `now`. */
+  readonly end: number;
+}
 
 export class DerivativesService {
   constructor(
@@ -31,27 +37,33 @@ export class DerivativesService {
     return q;
   }
 
-  /** The page of a validated request at `now`. */
-  async page(request: DerivativesRequest, now: number): Promise<Page<Derivatives>> {
-    return (await onePage(request, (qs) => this.pages(qs, now))).page;
+  /** The read plan of a validated request at `now`. */
+  async plan(request: DerivativesRequest, now = this.clock()): Promise<DerivativesPlan> {
+    const seriesId = (await this.series.idsOf([request])).get(marketKey(request)) ?? null;
+    const end = closedEnd(request.end, request.timeframe, now);
+    const scope = seriesId === null ? null : { seriesIds: [seriesId], timeframes: [request.timeframe], startMs: request.start, endMs: end };
+    return {
+      request,
+      now,
+      timeframe: request.timeframe,
+      seriesId,
+      end,
+      scope,
+      read: async () => {
+        if (seriesId === null) return { page: emptyPage<Derivatives>(), mark: null };
+        return this.derivatives.page(seriesId, request.timeframe, new Date(request.start), new Date(end), request.limit, scope);
+      },
+    };
   }
 
-  /** What the page of `request` at `now` is read from (its write watermark's scope); null: a market with no rows. */
-  async scope(request: DerivativesRequest, now: number): Promise<WatermarkScope | null> {
-    const id = (await this.series.idsOf([request])).get(marketKey(request));
-    if (id === undefined) return null;
-    return { seriesIds: [id], timeframes: [request.timeframe], startMs: request.start, endMs: closedEnd(request.end, request.timeframe, now) };
-  }
-
-  /** Pages, one per request, in order; requests sharing their parameters share one statement. */
-  async pages(requests: readonly DerivativesRequest[], now = this.clock()): Promise<Array<Page<Derivatives>>> {
-    const ids = await this.series.idsOf(requests);
-    const endOf = (q: DerivativesRequest) => closedEnd(q.end, q.timeframe, now);
-    return batchPages(requests, {
-      idOf: (q) => ids.get(marketKey(q)),
-      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.limit}`),
-      limitOf: (q) => q.limit,
-      fetch: (q, series, limit) => this.derivatives.pages(series, q.timeframe, new Date(q.start), new Date(endOf(q)), limit),
+  /** The pages of several plans, in order; plans sharing their parameters share one statement. */
+  readMany(plans: readonly DerivativesPlan[]): Promise<Array<Page<Derivatives>>> {
+    return batchPages(plans, {
+      idOf: (p) => (p.request.start > p.end ? null : p.seriesId),
+      keyOf: (p) => `${p.request.timeframe}|${p.request.start}|${p.end}|${p.request.limit}`,
+      limitOf: (p) => p.request.limit,
+      fetch: (p, ids, limit) => this.derivatives.pages(ids, p.request.timeframe, new Date(p.request.start), new Date(p.end), limit),
+      timeOf: (r) => r.time,
     });
   }
 }

@@ -6,15 +6,32 @@
 import type { FeaturesRepository } from '../../db/features.repository';
 import { marketKey, type SeriesRepository } from '../../db/series.repository';
 import { FEATURE_CATALOGUE, type FeatureEntry } from '../../domain/feature-catalogue';
-import type { FeatureRequest, FeatureRow, Page } from '../../domain/market';
+import { emptyPage, type FeatureRequest, type FeatureRow, type Page } from '../../domain/market';
 import { MAX_ROWS } from '../../domain/params/market-params';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import { closedEnd } from '../../domain/timeframe';
 import type { Principal } from '../access/principal';
-import { batchPages, onePage } from './batch-pages';
-import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from '../access/tier-policy';
+import { batchPages } from './batch-pages';
+import type { Marked, ReadPlan } from './read-plan';
+
+/** A row rendered by the database into a serializer's template, and its time. */
+export interface RenderedRow {
+  time: string;
+  text: string;
+}
+
+export interface FeaturePlan extends ReadPlan<FeatureRequest, Page<FeatureRow>> {
+  readonly seriesId: number | null;
+  /** The end its rows are cut at: candle timeframes end at the last closed candle at `now`. */
+  readonly end: number;
+  /**
+   * The same page with each row rendered by the database into `template` (FeaturesRepository.renderedPage):
+   * the JSON representation's read, with no object per row.
+   */
+  readRendered(template: readonly string[]): Promise<Marked<Page<RenderedRow>>>;
+}
 
 export class FeatureReadService {
   constructor(
@@ -39,49 +56,38 @@ export class FeatureReadService {
     return q;
   }
 
-  /**
-   * One page with each row already rendered as its JSON object (the row's own keys: `time` and
-   * the feature names), for the JSON representation: the fast path of GET /v1/features.
-   */
-  async pageAsJson(request: FeatureRequest, now: number): Promise<Page<string>> {
-    const [p] = await this.batched(
-      [request],
-      async (q, [id], end, limit) => new Map([[id, await this.features.pageAsJson(id, q.timeframe, q.names, new Date(q.start), end, limit)]]),
+  /** The read plan of a validated request at `now`. */
+  async plan(request: FeatureRequest, now = this.clock()): Promise<FeaturePlan> {
+    const seriesId = (await this.series.idsOf([request])).get(marketKey(request)) ?? null;
+    const end = closedEnd(request.end, request.timeframe, now);
+    const scope = seriesId === null ? null : { seriesIds: [seriesId], timeframes: [request.timeframe], startMs: request.start, endMs: end };
+    const { timeframe, names, start } = request;
+    return {
+      request,
       now,
-    );
-    return { ...p, data: p.data.map((r) => r.json) };
+      timeframe,
+      seriesId,
+      end,
+      scope,
+      read: async () => {
+        if (seriesId === null) return { page: emptyPage<FeatureRow>(), mark: null };
+        return this.features.page(seriesId, timeframe, names, new Date(start), new Date(end), MAX_ROWS, scope);
+      },
+      readRendered: async (template) => {
+        if (seriesId === null) return { page: emptyPage<RenderedRow>(), mark: null };
+        return this.features.renderedPage(seriesId, timeframe, names, template, new Date(start), new Date(end), MAX_ROWS, scope);
+      },
+    };
   }
 
-  /** The page of a validated request at `now`. */
-  async page(request: FeatureRequest, now: number): Promise<Page<FeatureRow>> {
-    return (await onePage(request, (qs) => this.pages(qs, now))).page;
-  }
-
-  /** What the page of `request` at `now` is read from (its write watermark's scope); null: a market with no rows. */
-  async scope(request: FeatureRequest, now: number): Promise<WatermarkScope | null> {
-    const id = (await this.series.idsOf([request])).get(marketKey(request));
-    if (id === undefined) return null;
-    return { seriesIds: [id], timeframes: [request.timeframe], startMs: request.start, endMs: closedEnd(request.end, request.timeframe, now) };
-  }
-
-  /** Pages, one per request, in order; requests sharing their parameters share one statement. */
-  pages(requests: readonly FeatureRequest[], now = this.clock()): Promise<Array<Page<FeatureRow>>> {
-    return this.batched(requests, (q, ids, end, limit) => this.features.pages(ids, q.timeframe, q.names, new Date(q.start), end, limit), now);
-  }
-
-  /** Batched pages with rows from `fetch`: candle timeframes end at the last closed candle. */
-  private async batched<Row extends { time: string }>(
-    requests: readonly FeatureRequest[],
-    fetch: (q: FeatureRequest, ids: number[], end: Date, limit: number) => Promise<Map<number, Row[]>>,
-    now: number,
-  ): Promise<Array<Page<Row>>> {
-    const ids = await this.series.idsOf(requests);
-    const endOf = (q: FeatureRequest) => closedEnd(q.end, q.timeframe, now);
-    return batchPages(requests, {
-      idOf: (q) => ids.get(marketKey(q)),
-      keyOf: (q) => (q.start > endOf(q) ? null : `${q.timeframe}|${q.start}|${endOf(q)}|${q.names.join(',')}`),
+  /** The pages of several plans, in order; plans sharing their parameters share one statement. */
+  readMany(plans: readonly FeaturePlan[]): Promise<Array<Page<FeatureRow>>> {
+    return batchPages(plans, {
+      idOf: (p) => (p.request.start > p.end ? null : p.seriesId),
+      keyOf: (p) => `${p.request.timeframe}|${p.request.start}|${p.end}|${p.request.names.join(',')}`,
       limitOf: () => MAX_ROWS,
-      fetch: (q, series, limit) => fetch(q, series, new Date(endOf(q)), limit),
+      fetch: (p, ids, limit) => this.features.pages(ids, p.request.timeframe, p.request.names, new Date(p.request.start), new Date(p.end), limit),
+      timeOf: (r) => r.time,
     });
   }
 }

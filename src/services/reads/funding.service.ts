@@ -4,15 +4,21 @@
  */
 import type { FundingRepository } from '../../db/funding.repository';
 import { marketKey, type SeriesRepository } from '../../db/series.repository';
-import type { FundingRate, FundingRequest, Page } from '../../domain/market';
+import { emptyPage, type FundingRate, type FundingRequest, type Page } from '../../domain/market';
 import { MAX_ROWS } from '../../domain/params/market-params';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import type { Exchanges } from '../../domain/exchanges';
 import type { Principal } from '../access/principal';
-import { batchPages, onePage } from './batch-pages';
-import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from '../access/tier-policy';
+import { batchPages } from './batch-pages';
+import type { ReadPlan } from './read-plan';
+
+export interface FundingPlan extends ReadPlan<FundingRequest, Page<FundingRate>> {
+  readonly seriesId: number | null;
+  /** The spot series of its symbol (the premium of a normalized read); null: none. */
+  readonly spotId: number | null;
+}
 
 export class FundingService {
   constructor(
@@ -30,39 +36,53 @@ export class FundingService {
     return q;
   }
 
-  /** The page of a validated request. */
-  async page(request: FundingRequest): Promise<Page<FundingRate>> {
-    return (await onePage(request, (qs) => this.pages(qs))).page;
-  }
-
   /**
-   * What the page of `request` is read from (its write watermark's scope); null: a market with no
-   * rows. Normalized: the z-score's 719 earlier rates (any age) and both exchanges' 1h closes.
+   * The read plan of a validated request. Normalized, its rows also depend on the z-score's 719
+   * earlier rates (any age) and both exchanges' 1h closes.
    */
-  async scope(request: FundingRequest): Promise<WatermarkScope | null> {
+  async plan(request: FundingRequest, now = this.clock()): Promise<FundingPlan> {
     const spot = { exchange: this.exchanges.spot, symbol: request.symbol };
     const ids = await this.series.idsOf(request.normalized ? [request, spot] : [request]);
-    const id = ids.get(marketKey(request));
-    if (id === undefined) return null;
-    if (!request.normalized) return { seriesIds: [id], timeframes: ['funding'], startMs: request.start, endMs: request.end };
-    const spotId = ids.get(marketKey(spot));
-    return { seriesIds: spotId === undefined ? [id] : [id, spotId], timeframes: ['funding', '1h'], startMs: 0, endMs: request.end };
+    const seriesId = ids.get(marketKey(request)) ?? null;
+    const spotId = request.normalized ? (ids.get(marketKey(spot)) ?? null) : null;
+    const scope =
+      seriesId === null
+        ? null
+        : request.normalized
+          ? { seriesIds: spotId === null ? [seriesId] : [seriesId, spotId], timeframes: ['funding', '1h'] as const, startMs: 0, endMs: request.end }
+          : { seriesIds: [seriesId], timeframes: ['funding'] as const, startMs: request.start, endMs: request.end };
+    return {
+      request,
+      now,
+      timeframe: 'funding',
+      seriesId,
+      spotId,
+      scope,
+      read: async () => {
+        if (seriesId === null) return { page: emptyPage<FundingRate>(), mark: null };
+        const normalized = request.normalized ? { spot: spotId } : null;
+        return this.funding.page(seriesId, normalized, new Date(request.start), new Date(request.end), MAX_ROWS, scope);
+      },
+    };
   }
 
-  async pages(requests: readonly FundingRequest[]): Promise<Array<Page<FundingRate>>> {
-    const spotOfSymbol = (symbol: string) => ({ exchange: this.exchanges.spot, symbol });
-    const ids = await this.series.idsOf([...requests, ...requests.filter((q) => q.normalized).map((q) => spotOfSymbol(q.symbol))]);
-    const idOf = (q: FundingRequest) => ids.get(marketKey(q));
-    // perp series -> spot series of the same symbol (the premium), for normalized requests
-    const spotOf = new Map(requests.map((q) => [idOf(q), ids.get(marketKey(spotOfSymbol(q.symbol))) ?? null]));
-    return batchPages(requests, {
-      idOf,
-      keyOf: (q) => `${q.start}|${q.end}|${q.normalized}`,
+  /** The pages of several plans, in order; plans sharing their parameters share one statement. */
+  readMany(plans: readonly FundingPlan[]): Promise<Array<Page<FundingRate>>> {
+    const spotOf = new Map(plans.map((p) => [p.seriesId, p.spotId]));
+    return batchPages(plans, {
+      idOf: (p) => p.seriesId,
+      keyOf: (p) => `${p.request.start}|${p.request.end}|${p.request.normalized}`,
       limitOf: () => MAX_ROWS,
-      fetch: (q, series, limit) =>
-        q.normalized
-          ? this.funding.normalizedPages(series.map((id) => [id, spotOf.get(id) ?? null] as [number, number | null]), new Date(q.start), new Date(q.end), limit)
-          : this.funding.pages(series, new Date(q.start), new Date(q.end), limit),
+      fetch: (p, ids, limit) =>
+        p.request.normalized
+          ? this.funding.normalizedPages(
+              ids.map((id) => [id, spotOf.get(id) ?? null]),
+              new Date(p.request.start),
+              new Date(p.request.end),
+              limit,
+            )
+          : this.funding.pages(ids, new Date(p.request.start), new Date(p.request.end), limit),
+      timeOf: (r) => r.time,
     });
   }
 }

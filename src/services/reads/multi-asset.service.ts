@@ -1,19 +1,21 @@
 /** One field across several symbols, aligned by time (GET /v1/multi-asset, GraphQL `multiAsset`). */
 import type { MultiAssetRepository } from '../../db/multi-asset.repository';
 import { marketKey, type SeriesRepository } from '../../db/series.repository';
-import { NO_JSON_ROWS, type JsonRows, type MultiAssetRequest, type MultiAssetRow, type Page } from '../../domain/market';
-import { alignedJson, alignedRows, multiAssetSource, type Aligned, type MultiAssetSource } from '../../domain/multi-asset';
+import type { MultiAssetRequest, MultiAssetRow, Page } from '../../domain/market';
+import { alignedPage, ascending, multiAssetSource, type AlignedValues } from '../../domain/multi-asset';
 import { MAX_ROWS } from '../../domain/params/market-params';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import { closedEnd } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
 import type { Principal } from '../access/principal';
-import { page } from './batch-pages';
-import type { WatermarkScope } from './page-tags.service';
 import type { TierPolicy } from '../access/tier-policy';
+import type { ReadPlan } from './read-plan';
 
-const EMPTY: Page<MultiAssetRow> = { count: 0, nextStart: null, data: [] };
+const NONE: AlignedValues = { list: [], places: 0 };
+
+/** A multi-asset read's page: each asked series' first values, merged by time when served (alignSeries). */
+export type MultiAssetPlan = ReadPlan<MultiAssetRequest, AlignedValues>;
 
 export class MultiAssetService {
   constructor(
@@ -33,59 +35,41 @@ export class MultiAssetService {
     return q;
   }
 
-  async page(caller: Principal, raw: RawParams): Promise<{ request: MultiAssetRequest; page: Page<MultiAssetRow> }> {
-    const request = this.parseRequest(caller, raw);
-    return { request, page: await this.rows(request) };
-  }
-
-  /** What the page of `q` at `now` is read from (its write watermark's scope); null: none of its markets has rows. */
-  async scope(q: MultiAssetRequest, now: number): Promise<WatermarkScope | null> {
-    const plan = await this.plan(q, now);
-    if (plan === null) return null;
-    return { seriesIds: [...plan.symbolOf.keys()], timeframes: [plan.source.timeframe ?? 'funding'], startMs: q.start, endMs: plan.end };
-  }
-
   /**
-   * The page at `now` with its rows already rendered as JSON objects (`time`, then each symbol's
-   * value), for the JSON representation: no row object per time.
+   * The read plan of a validated request at `now`: where its field is stored and the end of what
+   * it may show (candle values and the technical features computed on them: closed periods
+   * only). Its page holds each series' first MAX_ROWS + 1 values, every time of the page among them.
    */
-  async pageAsJson(q: MultiAssetRequest, now: number): Promise<JsonRows> {
-    const series = await this.series(q, now);
-    return series === null ? NO_JSON_ROWS : alignedJson(series.list, series.places, MAX_ROWS);
-  }
-
-  /** Rows with at least one symbol's value, each listing its values in the request's symbol order. */
-  async rows(q: MultiAssetRequest, now = this.clock()): Promise<Page<MultiAssetRow>> {
-    const series = await this.series(q, now);
-    return series === null ? EMPTY : page(alignedRows(series.list, series.places, MAX_ROWS + 1), MAX_ROWS);
-  }
-
-  /**
-   * The page's series (id -> symbol, in the request's order), where its field is stored and the
-   * end of what it may show: candle values and the technical features computed on them, closed
-   * periods only. Null when none of its markets is known.
-   */
-  private async plan(q: MultiAssetRequest, now: number): Promise<{ symbolOf: Map<number, string>; source: MultiAssetSource; end: number } | null> {
+  async plan(q: MultiAssetRequest, now = this.clock()): Promise<MultiAssetPlan> {
     const ids = await this.seriesRepo.idsOf(q.symbols.map((symbol) => ({ exchange: q.exchange, symbol })));
     const symbolOf = new Map<number, string>();
     for (const symbol of q.symbols) {
       const id = ids.get(marketKey({ exchange: q.exchange, symbol }));
       if (id !== undefined) symbolOf.set(id, symbol);
     }
-    if (symbolOf.size === 0) return null;
-    const source = multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
-    const end = source.timeframe === q.timeframe ? closedEnd(q.end, q.timeframe, now) : q.end;
-    return { symbolOf, source, end };
+    // No known market: nothing to read (and no source to check).
+    const source = symbolOf.size === 0 ? null : multiAssetSource(q.field, q.exchange, q.timeframe, this.exchanges);
+    const end = source === null || source.timeframe !== q.timeframe ? q.end : closedEnd(q.end, q.timeframe, now);
+    const scope = source === null ? null : { seriesIds: [...symbolOf.keys()], timeframes: [source.timeframe ?? 'funding'], startMs: q.start, endMs: end };
+    return {
+      request: q,
+      now,
+      timeframe: q.timeframe,
+      scope,
+      read: async () => {
+        if (source === null || scope === null) return { page: NONE, mark: null };
+        const { values, mark } = await this.values.values(scope.seriesIds, source, new Date(q.start), new Date(end), MAX_ROWS + 1, scope);
+        const order = new Map(q.symbols.map((s, i) => [s, i]));
+        const list = [...values].map(([id, v]) => ascending({ symbol: symbolOf.get(id)!, ...v })).sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!);
+        return { page: { list, places: source.places }, mark };
+      },
+    };
   }
 
-  /** Each asked series' first values of the page, in the request's symbol order, and their places; null when none can have any. */
-  private async series(q: MultiAssetRequest, now: number): Promise<{ list: Aligned; places: number } | null> {
-    const plan = await this.plan(q, now);
-    if (plan === null || q.start > plan.end) return null;
-    const { symbolOf, source, end } = plan;
-    const bySeries = await this.values.values([...symbolOf.keys()], source, new Date(q.start), new Date(end), MAX_ROWS + 1);
-    const order = new Map(q.symbols.map((s, i) => [s, i]));
-    const series = [...bySeries].map(([id, values]) => ({ symbol: symbolOf.get(id)!, ...values }));
-    return { list: series.sort((a, b) => order.get(a.symbol)! - order.get(b.symbol)!), places: source.places };
+  /** The rows of a caller's read (GraphQL `multiAsset`). */
+  async page(caller: Principal, raw: RawParams): Promise<{ request: MultiAssetRequest; page: Page<MultiAssetRow> }> {
+    const request = this.parseRequest(caller, raw);
+    const { page } = await (await this.plan(request)).read();
+    return { request, page: alignedPage(page, MAX_ROWS) };
   }
 }

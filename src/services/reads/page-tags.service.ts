@@ -1,14 +1,14 @@
 /**
  * The fast 304 (docs/DECISIONS.md, "Revalidation without reading"): the ETag sent for a page is
  * remembered under its tag's parameters, the end its rows were cut at and its write watermark
- * (watermarks.repository.ts). A revalidation whose watermark is unchanged is answered from that,
- * without reading or hashing the rows. The tag itself stays the content hash of what was sent.
+ * (watermarks.repository.ts), read in the same statement as its rows. A revalidation whose
+ * watermark is unchanged is answered from that, without reading or hashing the rows; a 200 of a
+ * page whose tag is remembered sends it unhashed. The tag itself stays the content hash of what was sent.
  */
 import { createHash } from 'node:crypto';
-import type { WatermarkScope, WatermarksRepository } from '../../db/watermarks.repository';
+import type { WatermarksRepository } from '../../db/watermarks.repository';
+import type { Marked, WatermarkScope } from './read-plan';
 import type { TagCache } from './tag-cache';
-
-export type { WatermarkScope } from '../../db/watermarks.repository';
 
 /** What a 304 repeats of the response it stands for. */
 export interface RememberedTag {
@@ -25,10 +25,9 @@ export type PageRead<P> = { notModified: RememberedTag } | { page: P; known?: Re
 
 export class PageTags {
   constructor(
+    /** The watermarks of the data reads (read replicas when configured). */
     private readonly watermarks: Pick<WatermarksRepository, 'read'>,
     private readonly cache: TagCache,
-    /** Runs its function with every data read on one server (Store.consistentReads). */
-    private readonly consistent: <T>(fn: () => Promise<T>) => Promise<T>,
     /** The primary's watermarks, for `bumpAll`. */
     private readonly primary: Pick<WatermarksRepository, 'bumpEpoch'>,
   ) {}
@@ -44,27 +43,27 @@ export class PageTags {
 
   /**
    * The page, or the tag remembered for it when `holds` says the client has that one. With no
-   * scope (a page that cannot be proved unchanged) the page is read as before. Otherwise the
-   * watermark is read before the page and again after it, on the same server: equal, no write
-   * touched the page's rows meanwhile, so the tag of what is sent may be remembered under it, or,
-   * when one is remembered already, is that one (the cache is asked while the page is read).
+   * scope (a page that cannot be proved unchanged) the page is read as it is. A revalidation
+   * reads the watermark alone first: when the tag remembered at it is the client's, a 304 and
+   * nothing more. Otherwise the page is read with its watermark in one statement (one snapshot),
+   * so the tag of what is sent may always be remembered under that watermark, or, when one is
+   * remembered already, is that one.
    */
-  async read<P>(params: string, scope: WatermarkScope | null, holds: ((tag: string) => boolean) | null, read: () => Promise<P>): Promise<PageRead<P>> {
-    if (scope === null) return { page: await read() };
-    return this.consistent(async () => {
-      const before = await this.watermarks.read(scope);
-      const key = keyOf(params, scope, before);
+  async read<P>(params: string, scope: WatermarkScope | null, holds: ((tag: string) => boolean) | null, read: () => Promise<Marked<P>>): Promise<PageRead<P>> {
+    if (scope === null) return { page: (await read()).page };
+    let before: { mark: string; remembered: RememberedTag | null } | null = null;
+    if (holds !== null) {
+      const mark = await this.watermarks.read(scope);
       // A cache never rejects (a failure is a miss).
-      const asked = this.cache.get(key).then(decode);
-      if (holds !== null) {
-        const remembered = await asked;
-        if (remembered !== null && holds(remembered.tag)) return { notModified: remembered };
-      }
-      const page = await read();
-      if ((await this.watermarks.read(scope)) !== before) return { page };
-      const known = await asked;
-      return known !== null ? { page, known } : { page, remember: (t: RememberedTag) => void this.cache.set(key, encode(t)) };
-    });
+      const remembered = decode(await this.cache.get(keyOf(params, scope, mark)));
+      if (remembered !== null && holds(remembered.tag)) return { notModified: remembered };
+      before = { mark, remembered };
+    }
+    const { page, mark } = await read();
+    if (mark === null) return { page };
+    const key = keyOf(params, scope, mark);
+    const known = before !== null && before.mark === mark ? before.remembered : decode(await this.cache.get(key));
+    return known !== null ? { page, known } : { page, remember: (t: RememberedTag) => void this.cache.set(key, encode(t)) };
   }
 }
 
