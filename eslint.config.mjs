@@ -10,7 +10,8 @@ import globals from 'globals';
  *   it may use domain types; db/, services/, rest/ and graphql/ use it; domain/ never does.
  * rest/ and graphql/ never import each other, and neither reaches db/; jobs/ run services;
  * venues/ (the venues' wire formats) knows nothing of storage or the API.
- * Only the composition root (src/*.ts: composition, http-app, server, cli) knows every layer.
+ * Only the composition root (src/*.ts and src/composition/: composition and its builders, http-app,
+ * server, cli) knows every layer.
  */
 const ROOT = ['**/composition', '**/http-app', '../server', '../../server', '../cli', '../../cli'];
 const STORAGE = ['pg', '@prisma/*', '@electric-sql/*', '**/generated/**'];

@@ -46,15 +46,15 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   });
   app.use(cors());
   // Public and unmetered: the index, health, the API document and its page, metrics (own token).
-  app.use(indexRouter(VERSION));
-  app.use(healthRouter(s.health, VERSION));
-  app.use(docsRouter(() => openApiDocument(s.endpoints, VERSION)));
+  app.use(indexRouter({ version: VERSION }));
+  app.use(healthRouter({ health: s.health, version: VERSION }));
+  app.use(docsRouter({ document: () => openApiDocument(s.endpoints, VERSION) }));
   // The browser pages (dist/web, built by scripts/build-web.js), public like the docs: their
   // data goes through /graphql with the user's key.
   app.use(dashboardRouter());
   app.use(graphiqlRouter());
-  app.use(metricsRouter(metrics, s.config.metricsToken));
-  app.use(keysRouter(s.access, s.keys));
+  app.use(metricsRouter({ metrics, token: s.config.metricsToken }));
+  app.use(keysRouter(s));
   // The data routes compress their own bodies (rest/data-route.ts); GraphQL's can be as large.
   app.use(featuresRouter(s));
   app.use(marketRouter(s));

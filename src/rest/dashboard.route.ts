@@ -8,6 +8,11 @@ import { sameOriginPolicy, webPageRouter } from './web-pages';
 
 const CSP = sameOriginPolicy();
 
-export function dashboardRouter(webDir?: string): Router {
-  return webPageRouter({ name: 'dashboard', csp: CSP }, webDir);
+export interface DashboardRouteDeps {
+  /** Where the built pages are (default: dist/web of this checkout). */
+  webDir?: string;
+}
+
+export function dashboardRouter(deps: DashboardRouteDeps = {}): Router {
+  return webPageRouter({ name: 'dashboard', csp: CSP, webDir: deps.webDir });
 }

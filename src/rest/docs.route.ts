@@ -41,7 +41,12 @@ function noSniff(res: Response): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
 }
 
-export function docsRouter(document: () => object): Router {
+export interface DocsRouteDeps {
+  /** The OpenAPI document, built on the first request and kept. */
+  document: () => object;
+}
+
+export function docsRouter({ document }: DocsRouteDeps): Router {
   const router = Router();
   let json: string | undefined;
 

@@ -8,6 +8,11 @@ import { sameOriginPolicy, webPageRouter } from './web-pages';
 
 const CSP = sameOriginPolicy({ workers: true }); // Monaco's workers
 
-export function graphiqlRouter(webDir?: string): Router {
-  return webPageRouter({ name: 'graphiql', csp: CSP }, webDir);
+export interface GraphiqlRouteDeps {
+  /** Where the built pages are (default: dist/web of this checkout). */
+  webDir?: string;
+}
+
+export function graphiqlRouter(deps: GraphiqlRouteDeps = {}): Router {
+  return webPageRouter({ name: 'graphiql', csp: CSP, webDir: deps.webDir });
 }

@@ -7,7 +7,12 @@ import { Router } from 'express';
 import type { HealthService } from '../services/runtime/health.service';
 import { healthBody, readyBody } from './serializers/health.serializer';
 
-export function healthRouter(health: HealthService, version: string): Router {
+export interface HealthRouteDeps {
+  health: HealthService;
+  version: string;
+}
+
+export function healthRouter({ health, version }: HealthRouteDeps): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
     const report = await health.report();

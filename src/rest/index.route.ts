@@ -49,7 +49,11 @@ ${items}
 `;
 }
 
-export function indexRouter(version: string): Router {
+export interface IndexRouteDeps {
+  version: string;
+}
+
+export function indexRouter({ version }: IndexRouteDeps): Router {
   const router = Router();
   const json = JSON.stringify({ service: 'market-data', version, description: DESCRIPTION, authentication: AUTHENTICATION, links: INDEX_LINKS });
   const html = page(version);

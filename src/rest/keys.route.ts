@@ -17,7 +17,12 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-export function keysRouter(access: AccessService, keys: KeysService): Router {
+export interface KeysRouteDeps {
+  access: AccessService;
+  keys: KeysService;
+}
+
+export function keysRouter({ access, keys }: KeysRouteDeps): Router {
   const router = Router();
 
   router.post(

@@ -6,7 +6,13 @@ import type { Metrics } from '../services/runtime/metrics';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export function metricsRouter(metrics: Metrics, token: string | undefined): Router {
+export interface MetricsRouteDeps {
+  metrics: Metrics;
+  /** METRICS_TOKEN: when set, the bearer token a scrape must send. */
+  token: string | undefined;
+}
+
+export function metricsRouter({ metrics, token }: MetricsRouteDeps): Router {
   const router = Router();
   const expected = token === undefined ? undefined : digest(token);
   router.get('/metrics', async (req, res) => {

@@ -18,11 +18,13 @@ export const WEB_DIR = (() => {
   return path.resolve('dist', 'web');
 })();
 
-export interface WebPage {
+export interface WebPageRouteDeps {
   /** The URL path and the directory under dist/web. */
   name: string;
   /** What the page may load and connect to: never more than this origin. */
   csp: string;
+  /** Where the built pages are (default: dist/web of this checkout). */
+  webDir?: string;
 }
 
 /**
@@ -49,7 +51,7 @@ function securityHeaders(res: Response, csp?: string): void {
   if (csp) res.setHeader('Content-Security-Policy', csp);
 }
 
-export function webPageRouter({ name, csp }: WebPage, webDir = WEB_DIR): Router {
+export function webPageRouter({ name, csp, webDir = WEB_DIR }: WebPageRouteDeps): Router {
   const router = Router();
   const dir = path.join(webDir, name);
   const page = path.join(dir, 'index.html');
