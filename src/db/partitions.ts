@@ -8,20 +8,10 @@
  */
 import type { Database, SqlSession } from './database';
 import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
+import { PARTITION_PERIOD, nextPeriod, periodStart } from './partition-periods';
 import { WatermarksRepository } from './watermarks.repository';
 
-export type PartitionPeriod = 'month' | 'year';
-
-/** The period of each timeframe's partitions (as `mds_partition_period` in SQL). */
-export const PARTITION_PERIOD: Record<FeatureTimeframe, PartitionPeriod> = {
-  '1m': 'month',
-  '5m': 'month',
-  '15m': 'year',
-  '1h': 'year',
-  '4h': 'year',
-  '1d': 'year',
-  funding: 'year',
-};
+export { PARTITION_PERIOD, nextPeriod, periodStart, type PartitionPeriod } from './partition-periods';
 
 /** The shortest retention of any timeframe (RETENTION_*): no partition ending later than this long ago is ever dropped. */
 export const MIN_RETENTION_MS = 8 * 86_400_000;
@@ -31,18 +21,6 @@ export type PartitionedTable = 'candles' | 'features' | 'derivatives';
 /** The tables a timeframe has partitions in. */
 export function tablesOf(timeframe: FeatureTimeframe): PartitionedTable[] {
   return timeframe === 'funding' ? ['features'] : ['candles', 'features', 'derivatives'];
-}
-
-/** Start (ms, UTC) of the period of `timeframe`'s partitions that contains `ms`. */
-export function periodStart(timeframe: FeatureTimeframe, ms: number): number {
-  const d = new Date(ms);
-  return PARTITION_PERIOD[timeframe] === 'month' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) : Date.UTC(d.getUTCFullYear(), 0, 1);
-}
-
-/** Start of the period after the one starting at `startMs`. */
-export function nextPeriod(timeframe: FeatureTimeframe, startMs: number): number {
-  const d = new Date(startMs);
-  return PARTITION_PERIOD[timeframe] === 'month' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) : Date.UTC(d.getUTCFullYear() + 1, 0, 1);
 }
 
 /** The name of the partition of `table` holding `timeframe`'s period that starts at `startMs` (as mds_ensure_partitions names it). */

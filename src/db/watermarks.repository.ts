@@ -7,6 +7,7 @@
 import type { Page } from '../domain/market';
 import type { FeatureTimeframe } from '../domain/timeframe';
 import type { QueryOptions, SqlSession } from './database';
+import { periodStart } from './partition-periods';
 
 /** What a page's rows depend on: these series' rows of these timeframes in [startMs, endMs]. */
 export interface WatermarkScope {
@@ -30,7 +31,7 @@ export async function moveWatermarks(s: Pick<SqlSession, 'query'>, seriesIds: re
 
 /**
  * The watermark of a scope whose parameters start at $p (`markParams`): the database's id, the
- * epoch and the versions of the periods that meet [start, end], ascending. Each version comes
+ * epoch and the versions of the periods from its start's to its end's, ascending. Each version comes
  * from one sequence and is written to one period once, so the list is the state of those
  * periods: it changes whenever any of them moves or a period is first written. Sorted by value,
  * the lists of two statements over parts of a scope merge into the whole scope's (`mergeMarks`).
@@ -38,15 +39,19 @@ export async function moveWatermarks(s: Pick<SqlSession, 'query'>, seriesIds: re
 const markSql = (p: number) => `SELECT e.database_id::text || '/' || e.version || '/' || coalesce((
     SELECT string_agg(w.version::text, ',' ORDER BY w.version)
     FROM watermarks w
-    WHERE w.series_id = ANY($${p}::int[]) AND w.timeframe = ANY($${p + 1}::text[]) AND w.period_start <= $${p + 3}
-      AND w.period_start + ('1 ' || mds_partition_period(w.timeframe))::interval > $${p + 2}), '') AS mark
+    WHERE w.series_id = ANY($${p}::int[]) AND w.timeframe = ANY($${p + 1}::text[]) AND w.period_start >= $${p + 2} AND w.period_start <= $${p + 3}), '') AS mark
   FROM watermark_epoch e`;
 
 const READ_SQL = markSql(1);
 
-/** The parameters of a scope's watermark, after a statement's own. */
+/**
+ * The parameters of a scope's watermark, after a statement's own: its periods are those from the
+ * one holding its start (the earliest such start of its timeframes: a coarser scope never hurts)
+ * to the one holding its end.
+ */
 export function markParams(scope: WatermarkScope): unknown[] {
-  return [scope.seriesIds, scope.timeframes, new Date(scope.startMs), new Date(scope.endMs)];
+  const from = Math.min(...scope.timeframes.map((tf) => periodStart(tf, scope.startMs)));
+  return [scope.seriesIds, scope.timeframes, new Date(from), new Date(scope.endMs)];
 }
 
 /**
