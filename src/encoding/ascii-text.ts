@@ -4,6 +4,11 @@
  * and their garbage collection cost more than the formatting itself; bench/README.md).
  */
 import { fixedPlaces } from '../domain/decimal';
+import { formatTimestamp } from '../domain/time';
+
+const DAY_S = 86_400;
+/** Year 10000 in seconds: from there the API's time has six-digit years (formatTimestamp's other path). */
+const YEAR_10000_S = 253_402_300_800;
 
 /** Bytes written into one buffer that grows as needed (AsciiText, BinaryRows). */
 export class ByteBuilder {
@@ -29,6 +34,8 @@ export class ByteBuilder {
 }
 
 export class AsciiText extends ByteBuilder {
+  private day = NaN;
+  private readonly dayText = Buffer.alloc(11);
 
   constructor(capacity = 1 << 20) {
     super(capacity);
@@ -77,4 +84,51 @@ export class AsciiText extends ByteBuilder {
     for (let i = have; i < places; i++) b[at++] = 48;
     this.length = at;
   }
+
+  /**
+   * `formatTimestamp` of the whole seconds of an epoch-seconds text (float8's, `1704067200` or
+   * `1704067200.5`), written without making a string: the date part is kept for the day last
+   * written (a page's rows come a day at a time). Other forms go through formatTimestamp.
+   */
+  epochTime(text: string): void {
+    let sec = 0;
+    let i = 0;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 46) break; // .
+      if (c < 48 || c > 57 || i > 11) return this.ascii(formatTimestamp(Math.floor(Number(text)) * 1000));
+      sec = sec * 10 + (c - 48);
+    }
+    // A fraction must be digits only (an exponent form goes through formatTimestamp).
+    for (let k = i + 1; k < text.length; k++) {
+      const c = text.charCodeAt(k);
+      if (c < 48 || c > 57) return this.ascii(formatTimestamp(Math.floor(Number(text)) * 1000));
+    }
+    if (i === 0 || !(sec < YEAR_10000_S)) return this.ascii(formatTimestamp(Math.floor(Number(text)) * 1000));
+    const day = Math.floor(sec / DAY_S);
+    if (day !== this.day) {
+      this.day = day;
+      this.dayText.write(new Date(day * DAY_S * 1000).toISOString().slice(0, 11), 'latin1');
+    }
+    this.room(25);
+    const b = this.bytes;
+    let at = this.length;
+    for (let k = 0; k < 11; k++) b[at++] = this.dayText[k];
+    const s = sec - day * DAY_S;
+    at = two(b, at, (s / 3600) | 0);
+    b[at++] = 58; // :
+    at = two(b, at, ((s % 3600) / 60) | 0);
+    b[at++] = 58;
+    at = two(b, at, s % 60);
+    for (const c of PLUS_ZERO) b[at++] = c;
+    this.length = at;
+  }
+}
+
+const PLUS_ZERO = Buffer.from('+00:00', 'latin1');
+
+function two(b: Buffer, at: number, n: number): number {
+  b[at] = 48 + ((n / 10) | 0);
+  b[at + 1] = 48 + (n % 10);
+  return at + 2;
 }

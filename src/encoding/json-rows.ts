@@ -6,7 +6,6 @@
  * Member names must be plain JSON names (REST's own, or GraphQL names, which need no escaping).
  */
 import type { TextValue } from '../domain/candle-text';
-import { apiTimeOfEpoch } from '../domain/candle-text';
 import type { TextRow } from '../domain/market';
 import { AsciiText, ByteBuilder } from './ascii-text';
 
@@ -40,7 +39,8 @@ function value(out: AsciiText, text: string | null | undefined, kind: number, pl
   if (text === null || text === undefined) return out.copy(NULL, 0, 4);
   out.byte(34); // "
   if (kind === DECIMAL) out.decimal(text, 0, text.length, places);
-  else out.ascii(kind === TIME ? apiTimeOfEpoch(text) : text);
+  else if (kind === TIME) out.epochTime(text);
+  else out.ascii(text);
   out.byte(34);
 }
 

@@ -44,7 +44,7 @@ export function responsePath(info: Pick<GraphQLResolveInfo, 'path'>): ResponsePa
 }
 
 export class RawJsonParts {
-  private readonly parts: Array<{ path: ResponsePath; bytes: Uint8Array }> = [];
+  private readonly parts: Array<{ path: ResponsePath; bytes: readonly Uint8Array[] }> = [];
   /** Indexes of the parts whose token went into the response (`place`). */
   private placed: number[] = [];
 
@@ -52,7 +52,8 @@ export class RawJsonParts {
     return this.parts.length;
   }
 
-  add(path: ResponsePath, bytes: Uint8Array): void {
+  /** The JSON value at `path` is `bytes`, in order (no copy is made of them until the body). */
+  add(path: ResponsePath, ...bytes: Uint8Array[]): void {
     this.parts.push({ path, bytes });
   }
 
@@ -80,7 +81,7 @@ export class RawJsonParts {
       .filter((t) => t.at >= 0)
       .sort((a, b) => a.at - b.at);
     for (const { i, at } of found) {
-      pieces.push(Buffer.from(text.slice(from, at)), this.parts[i].bytes);
+      pieces.push(Buffer.from(text.slice(from, at)), ...this.parts[i].bytes);
       from = at + tokenJson(i).length;
     }
     pieces.push(Buffer.from(text.slice(from)));

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { AsciiText } from '../../src/encoding/ascii-text';
 import { fixedPlaces } from '../../src/domain/decimal';
+import { formatTimestamp } from '../../src/domain/time';
 
 describe('AsciiText.decimal writes what fixedPlaces writes', () => {
   const decimal = (text: string, places: number) => {
@@ -23,6 +24,28 @@ describe('AsciiText.decimal writes what fixedPlaces writes', () => {
       return neg && /[1-9]/.test(t) ? `-${t}` : t;
     });
     fc.assert(fc.property(text, fc.integer({ min: 0, max: 8 }), (t, places) => decimal(t, places) === fixedPlaces(t, places)));
+  });
+});
+
+describe('AsciiText.epochTime writes what formatTimestamp writes of the whole seconds', () => {
+  const written = (texts: string[]) => {
+    const out = new AsciiText(8);
+    for (const t of texts) out.epochTime(t);
+    return out.view().toString('latin1');
+  };
+  const expected = (texts: string[]) => texts.map((t) => formatTimestamp(Math.floor(Number(t)) * 1000)).join('');
+
+  it('for whole and fractional seconds, day changes, the epoch, before it and past year 9999', () => {
+    const texts = ['1704067200', '1704067259.999', '1704153599', '1704153600', '0', '0.5', '-1', '-86400.5', '253402300799', '253402300800', '1.7e+09', '1704067200.'];
+    expect(written(texts)).toBe(expected(texts));
+  });
+
+  it('agrees on generated epoch texts written one after another', () => {
+    const text = fc.oneof(
+      fc.integer({ min: 0, max: 253_402_300_799 }).map(String),
+      fc.tuple(fc.integer({ min: -1e10, max: 3e11 }), fc.integer({ min: 0, max: 999 })).map(([s, f]) => `${s}.${String(f).padStart(3, '0')}`),
+    );
+    fc.assert(fc.property(fc.array(text, { maxLength: 20 }), (texts) => written(texts) === expected(texts)));
   });
 });
 

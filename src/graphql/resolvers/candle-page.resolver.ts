@@ -25,7 +25,7 @@ export class CandlePageResolver {
   data(@Root() page: CandlePageSource, @Ctx() ctx: GqlContext, @Info() info: GraphQLResolveInfo): CandleType[] {
     const m = members(info, ctx);
     if (m === null) return candlesOf(page);
-    ctx.rawJson!.add(responsePath(info), Buffer.concat([OPEN_LIST, textRowsJson(page.rows, page.count, m), CLOSE_LIST]));
+    ctx.rawJson!.add(responsePath(info), OPEN_LIST, textRowsJson(page.rows, page.count, m), CLOSE_LIST);
     return [];
   }
 
