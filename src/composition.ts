@@ -28,6 +28,7 @@ import type { RecomputeService } from './services/derived/recompute.service';
 import type { TierPolicy } from './services/access/tier-policy';
 import { createLogger, type Logger } from './logger';
 import type { PageTags } from './services/reads/page-tags.service';
+import type { ResponseCache } from './services/reads/response-cache';
 import type { DemoFeedService } from './services/demo/demo-feed.service';
 import type { LiveWriter } from './services/ingest/live-writer';
 import type { IngestService } from './services/ingest/ingest.service';
@@ -60,6 +61,8 @@ export interface Services {
   features: FeatureReadService;
   /** The fast 304: tags remembered at their pages' write watermarks (Redis with Redis configured, else memory). */
   tags: PageTags;
+  /** Small pages from memory while the watermarks' moves are heard (the server follows them). */
+  responses: ResponseCache;
   quality: QualityService;
   /** Time partitions: periods ahead and retention (RETENTION_*). */
   partitions: PartitionService;
@@ -147,6 +150,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
     markets: reads.markets,
     features: reads.features,
     tags: reads.tags,
+    responses: reads.responses,
     quality: reads.quality,
     partitions: runtime.partitions,
     featurePrecompute: live.featurePrecompute,

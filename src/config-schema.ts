@@ -90,6 +90,7 @@ export const envSchema = z
     RETENTION_1H: optionalRetention,
     RETENTION_4H: optionalRetention,
     RETENTION_1D: optionalRetention,
+    RESPONSE_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
     QUALITY_INTERVAL: duration('5m').refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h'),
     GRAPHQL_COMPILED: bool(true),
     GRAPHQL_WS_KEEPALIVE: duration('12s').refine((ms) => ms >= 100 && ms <= 600_000, 'must be between 100ms and 10m'),

@@ -46,6 +46,8 @@ export interface Config {
   demoFeed: boolean;
   ingest: IngestConfig;
   logLevel: string;
+  /** Memory for small pages served again while their watermarks hold (0: off; off with replicas). */
+  responseCacheBytes: number;
   qualityIntervalMs: number;
   /** How long each candle timeframe's candles and features are kept (ms); absent: for ever. */
   retentionMs: Partial<Record<CandleTimeframe, number>>;
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       binance: { apiUrl: vars.BINANCE_API_URL, wsUrl: vars.BINANCE_WS_URL, weightPerMinute: vars.BINANCE_WEIGHT_PER_MINUTE },
     },
     logLevel: vars.LOG_LEVEL,
+    responseCacheBytes: vars.DATABASE_REPLICA_URLS !== undefined ? 0 : vars.RESPONSE_CACHE_MB * 1024 * 1024,
     qualityIntervalMs: vars.QUALITY_INTERVAL,
     retentionMs: Object.fromEntries(CANDLE_TIMEFRAMES.map((tf) => [tf, retentionOf(vars, tf)]).filter(([, ms]) => ms !== undefined)),
     graphqlCompiled: vars.GRAPHQL_COMPILED,

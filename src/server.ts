@@ -119,6 +119,14 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics, !jobsDone);
   const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics, !jobsDone);
   const stopLiveData = startLiveData(config, services, logger);
+  // Small pages are served from memory only while every watermark move is heard (response-cache.ts).
+  const responses = services.responses;
+  const stopFollowing = responses.enabled
+    ? await services.store.followWatermarks(
+        (move) => responses.moved(move),
+        (listening) => responses.listeningChanged(listening),
+      )
+    : async () => undefined;
   const addr = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${host}:${addr.port}`;
@@ -137,7 +145,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       // WebSocket clients go with 1001 (going away); the ingest leader hands its lock over.
       await within(subscriptions.stop());
       hub.close();
-      const jobs = Promise.all([stopQuality(), stopPartitions(), stopLiveData()]);
+      const jobs = Promise.all([stopQuality(), stopPartitions(), stopLiveData(), stopFollowing()]);
       // A third of the budget is kept for closing pools and connections.
       await within(closed, config.shutdownTimeoutMs / 3);
       server.closeAllConnections();

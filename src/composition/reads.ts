@@ -19,6 +19,7 @@ import { FundingService } from '../services/reads/funding.service';
 import { MarketsService } from '../services/reads/markets.service';
 import { MultiAssetService } from '../services/reads/multi-asset.service';
 import { PageTags } from '../services/reads/page-tags.service';
+import { ResponseCache } from '../services/reads/response-cache';
 import type { TagCache } from '../services/reads/tag-cache';
 
 export interface ReadServices {
@@ -33,6 +34,8 @@ export interface ReadServices {
   markets: MarketsService;
   features: FeatureReadService;
   tags: PageTags;
+  /** Small pages from memory while the watermarks' moves are heard (server.ts follows them). */
+  responses: ResponseCache;
   quality: QualityService;
 }
 
@@ -60,6 +63,7 @@ export function readServices({ config, store, exchanges, quotaStore, tagCache, p
   const markets = new MarketsService(endpoints, routed.series, routed.candles, routed.ingest, clock);
   const features = new FeatureReadService(endpoints.features, routed.series, routed.features, tiers, clock);
   const tags = new PageTags(routed.watermarks, tagCache, store.watermarks);
+  const responses = new ResponseCache(config.responseCacheBytes);
   const quality = new QualityService({
     endpoint: endpoints.quality,
     exchanges,
@@ -73,5 +77,5 @@ export function readServices({ config, store, exchanges, quotaStore, tagCache, p
     clock,
     onChanged: (seriesId, records) => void publisher.qualityChanged(seriesId, records),
   });
-  return { endpoints, tiers, access, keys, candles, derivatives, funding, multiAsset, markets, features, tags, quality };
+  return { endpoints, tiers, access, keys, candles, derivatives, funding, multiAsset, markets, features, tags, responses, quality };
 }

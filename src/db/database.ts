@@ -69,5 +69,12 @@ export interface Database extends SqlSession {
   readonly autonomous: Pick<SqlSession, 'query'> | null;
   /** PostgreSQL: where new connections go (the primary of a multi-host URL); PGlite: none. */
   readonly locator?: PrimaryLocator;
+  /**
+   * Listen to a channel (LISTEN): `onMessage` with each payload NOTIFY sends, once its
+   * transaction committed; `onListening(false)` when messages may have been missed (the
+   * connection was lost: it is opened again), `onListening(true)` when listening (again).
+   * Returns the stop.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onListening: (listening: boolean) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -71,6 +71,15 @@ export async function createPgliteDatabase(dataDir: string | undefined, bulkLoad
     session: (fn) => fn(base),
     transaction: (fn) => db.transaction((tx) => fn(sessionOf(tx, textRows, true))),
     autonomous: null,
+    async listen(channel, onMessage, onListening) {
+      // One process, one connection: nothing is missed while it is open.
+      const stop = await db.listen(channel, onMessage);
+      onListening(true);
+      return async () => {
+        onListening(false);
+        if (!db.closed) await stop();
+      };
+    },
     async close() {
       await prisma.$disconnect().catch(() => undefined);
       if (!db.closed) await db.close();

@@ -221,6 +221,7 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
   return {
     kind: 'postgres',
     prisma,
+    listen: (channel, onMessage, onListening) => listenOn(opts, watch, channel, onMessage, onListening),
     query: pooledQuery(pool, readTimeoutMs, watch),
     locator: watch.locator,
     async exec(script) {
@@ -234,5 +235,80 @@ export function createPostgresDatabase(opts: PostgresOptions): Database {
       await prisma.$disconnect().catch(() => undefined);
       await Promise.all([pool.end().catch(() => undefined), autonomous.close()]);
     },
+  };
+}
+
+/** Waits before opening a lost listening connection again: doubling from the first, up to the last. */
+const LISTEN_RETRY_MS = [250, 5_000];
+/** How often a listening connection proves it still reaches the primary (a silent one misses messages). */
+const LISTEN_HEARTBEAT_MS = 2_000;
+
+/**
+ * LISTEN on a connection of its own (never the pool's: it stays open), on the located primary
+ * (where NOTIFY is sent). It is reported lost, and opened again, when it fails, when a heartbeat
+ * goes unanswered or finds a node in recovery, and when the pool's primary moves elsewhere.
+ */
+async function listenOn(
+  opts: PostgresOptions,
+  watch: Watch,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onListening: (listening: boolean) => void,
+): Promise<() => Promise<void>> {
+  const connectTimeoutMs = opts.connectionTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  let current: { client: pg.Client; lose: () => void } | undefined;
+  let stopped = false;
+  let retryMs = LISTEN_RETRY_MS[0];
+  let timer: NodeJS.Timeout | undefined;
+  const open = async (): Promise<void> => {
+    if (stopped) return;
+    const host = watch.locator.host;
+    const c = new pg.Client({ ...watch.locator.config(), connectionTimeoutMillis: connectTimeoutMs, keepAlive: true, application_name: `mds listen ${channel}` });
+    let lost = false;
+    const heartbeat: { timer?: NodeJS.Timeout } = {};
+    const lose = () => {
+      if (lost) return;
+      lost = true;
+      clearInterval(heartbeat.timer);
+      if (current?.client === c) current = undefined;
+      onListening(false);
+      c.end().catch(() => undefined);
+      if (!stopped) timer = setTimeout(() => void open(), retryMs).unref();
+      retryMs = Math.min(retryMs * 2, LISTEN_RETRY_MS[1]);
+    };
+    c.on('error', lose);
+    c.on('end', lose);
+    c.on('notification', (n) => onMessage(n.payload ?? ''));
+    try {
+      await c.connect();
+      await watch.locator.verify(c);
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    } catch (err) {
+      noteFailure(watch, err);
+      return lose();
+    }
+    if (stopped || lost) return void c.end().catch(() => undefined);
+    current = { client: c, lose };
+    retryMs = LISTEN_RETRY_MS[0];
+    heartbeat.timer = setInterval(() => {
+      if (watch.locator.host !== host) return lose();
+      run(c, { text: 'SELECT pg_is_in_recovery() AS r' }, connectTimeoutMs).then(
+        (res) => (res.rows[0] as { r: boolean }).r && lose(),
+        lose,
+      );
+    }, LISTEN_HEARTBEAT_MS).unref();
+    onListening(true);
+  };
+  await open();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    const c = current;
+    current = undefined;
+    onListening(false);
+    if (c) {
+      c.lose();
+      await c.client.end().catch(() => undefined);
+    }
   };
 }

@@ -18,7 +18,7 @@ import { Partitions } from './partitions';
 import { QualityRepository } from './quality.repository';
 import type { ReplicaRouter, RouterStats } from './replica-router';
 import { SeriesRepository } from './series.repository';
-import { WatermarksRepository } from './watermarks.repository';
+import { WatermarksRepository, followWatermarks, type WatermarkMove } from './watermarks.repository';
 
 /** The repositories whose writes can share a transaction. */
 export interface Repositories {
@@ -144,6 +144,11 @@ export class Store implements RoutedRepositories {
          ANALYZE candles (series_id, timeframe, time, derived), features (series_id, timeframe, time), funding_rates, derivatives (series_id, timeframe, time)`,
       ),
     );
+  }
+
+  /** Follow the watermarks' moves as they commit (followWatermarks, on the primary). Returns the stop. */
+  followWatermarks(onMove: (move: WatermarkMove) => void, onListening: (listening: boolean) => void): Promise<() => Promise<void>> {
+    return followWatermarks(this.db, onMove, onListening);
   }
 
   /** A trivial statement, given up after `timeoutMs` (the health check). */

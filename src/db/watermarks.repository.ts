@@ -6,7 +6,7 @@
  */
 import type { Page } from '../domain/market';
 import type { FeatureTimeframe } from '../domain/timeframe';
-import type { QueryOptions, SqlSession } from './database';
+import type { Database, QueryOptions, SqlSession } from './database';
 import { periodStart } from './partition-periods';
 
 /** What a page's rows depend on: these series' rows of these timeframes in [startMs, endMs]. */
@@ -129,7 +129,34 @@ export class WatermarksRepository {
 
   /** Move the epoch: every page's watermark changes (`mds watermarks bump`, after writes made outside the service). */
   async bumpEpoch(): Promise<string> {
-    const [r] = await this.db.query<{ version: string }>(`UPDATE watermark_epoch SET version = nextval('watermark_versions') RETURNING version::text AS version`);
+    const [r] = await this.db.query<{ version: string }>(
+      `WITH moved AS (UPDATE watermark_epoch SET version = nextval('watermark_versions') RETURNING version)
+       SELECT version::text AS version, pg_notify('${CHANNEL}', '*') FROM moved`,
+    );
     return r.version;
   }
+}
+
+/** The channel every watermark move is announced on (mds_move_watermarks, and `bumpEpoch`). */
+const CHANNEL = 'mds_watermarks';
+
+/** A committed move: these series' watermarks at this timeframe, or every watermark. */
+export type WatermarkMove = { timeframe: string; seriesIds: number[] } | 'all';
+
+/**
+ * Follow the watermarks' moves as their transactions commit (LISTEN): `onListening(false)` when
+ * moves may have been missed, `true` when following (again). A message not understood counts
+ * as every watermark moving. Returns the stop.
+ */
+export function followWatermarks(
+  db: Pick<Database, 'listen'>,
+  onMove: (move: WatermarkMove) => void,
+  onListening: (listening: boolean) => void,
+): Promise<() => Promise<void>> {
+  return db.listen(CHANNEL, (payload) => onMove(moveOf(payload)), onListening);
+}
+
+function moveOf(payload: string): WatermarkMove {
+  const m = /^([\w-]+):(\d+(?:,\d+)*)$/.exec(payload);
+  return m ? { timeframe: m[1], seriesIds: m[2].split(',').map(Number) } : 'all';
 }

@@ -125,12 +125,13 @@ export function tagInputs(req: Request, format: Format, plan: Pick<ReadPlan<{ en
 }
 
 /**
- * Send a JSON body (its bytes), or 304 when the client holds it already. The tag hashes the bytes
- * that are sent, or is the one remembered for them (`pageTag`).
+ * Send a JSON body (its bytes), or 304 when the client holds it already; returns its tag. The tag
+ * hashes the bytes that are sent, or is the one remembered for them (`pageTag`).
  */
-export function sendJsonPage(req: Request, res: Response, inputs: TagInputs, body: Uint8Array): void {
+export function sendJsonPage(req: Request, res: Response, inputs: TagInputs, body: Uint8Array): string {
   const tag = pageTag(inputs, null, () => entityTag([inputs.params, body]));
-  if (answeredNotModified(req, res, tag, inputs.span)) return;
+  if (answeredNotModified(req, res, tag, inputs.span)) return tag;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.send(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  return tag;
 }

@@ -1,8 +1,9 @@
 /**
  * How every /v1 data route answers, in one order (docs/ARCHITECTURE.md, Read path): compression,
  * the key and quota, the format (checked before the read's own parameters), the service's read
- * plan, its page through the write watermark (a 304 when the client holds it), then the route's
- * representation of it: JSON, CSV, Parquet or Arrow, tagged and sent. A route is a declaration:
+ * plan, its page through the write watermark (a 304 when the client holds it; a small JSON page
+ * kept in memory while its watermarks hold: response-cache.ts), then the route's representation
+ * of it: JSON, CSV, Parquet or Arrow, tagged and sent. A route is a declaration:
  * its path, how a caller's parameters become a plan, and its serializer's representation.
  */
 import compression from 'compression';
@@ -12,6 +13,7 @@ import type { AccessService } from '../services/access/access.service';
 import type { Principal } from '../services/access/principal';
 import type { PageTags } from '../services/reads/page-tags.service';
 import type { Marked, ReadPlan } from '../services/reads/read-plan';
+import type { ResponseCache } from '../services/reads/response-cache';
 import { principalOf, requireApiKey } from '../transport/access.middleware';
 import { readConditional, sendJsonPage, tagInputs } from './conditional';
 import { sendCsv } from './csv';
@@ -44,6 +46,7 @@ export const compressed = compression({ threshold: 1024 });
 export interface DataRouteDeps {
   access: AccessService;
   tags: PageTags;
+  responses: ResponseCache;
 }
 
 /** Declare `GET path` on `router` as a data route: the key, the plan of the caller's parameters, the representation. */
@@ -60,9 +63,17 @@ export function dataRoute<Plan extends DataPlan, J, Row>(
     const inputs = tagInputs(req, format, plan);
     const request = plan.request as RequestOf<Plan>;
     if (format === 'json') {
+      // A small page kept from an earlier answer, while no watermark of its scope has moved.
+      const key = plan.scope === null ? null : `${inputs.params}\0${plan.scope.endMs}`;
+      const kept = key === null ? null : deps.responses.get(key);
+      if (kept !== null) return void sendJsonPage(req, res, { ...inputs, known: { tag: kept.tag, nextStart: null } }, kept.body);
+      const ticket = deps.responses.ticket();
       const read = representation.readJson ?? ((p: Plan) => p.read() as Promise<Marked<J>>);
       const page = await readConditional(req, res, deps.tags, inputs, plan.scope, () => read(plan));
-      if (page !== null) sendJsonPage(req, res, inputs, representation.json(request, page));
+      if (page === null) return;
+      const body = representation.json(request, page);
+      const tag = sendJsonPage(req, res, inputs, body);
+      if (key !== null) deps.responses.put(key, plan.scope!, ticket, { body, tag });
       return;
     }
     const page = await readConditional(req, res, deps.tags, inputs, plan.scope, () => plan.read() as Promise<Marked<PageOf<Plan>>>);

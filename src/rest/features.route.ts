@@ -1,16 +1,12 @@
 /** /v1/features (wide feature rows, a data route: rest/data-route.ts) and /v1/features/available (the catalogue). */
 import { Router } from 'express';
-import type { AccessService } from '../services/access/access.service';
 import type { FeatureReadService } from '../services/reads/feature-read.service';
-import type { PageTags } from '../services/reads/page-tags.service';
 import { requireApiKey } from '../transport/access.middleware';
-import { compressed, dataRoute } from './data-route';
+import { compressed, dataRoute, type DataRouteDeps } from './data-route';
 import { sendJsonText } from './json-text';
 import { CATALOGUE_JSON, FEATURE_REPRESENTATION } from './serializers/feature.serializer';
 
-export interface FeaturesRouteDeps {
-  access: AccessService;
-  tags: PageTags;
+export interface FeaturesRouteDeps extends DataRouteDeps {
   features: FeatureReadService;
 }
 

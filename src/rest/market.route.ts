@@ -1,24 +1,20 @@
 /** GET /v1/ohlcv, /v1/derivatives, /v1/funding, /v1/multi-asset (data routes: rest/data-route.ts) and /v1/markets. */
 import { Router } from 'express';
-import type { AccessService } from '../services/access/access.service';
 import type { CandlesService } from '../services/reads/candles.service';
 import type { DerivativesService } from '../services/reads/derivatives.service';
 import type { FundingService } from '../services/reads/funding.service';
 import type { MarketsService } from '../services/reads/markets.service';
 import type { MultiAssetService } from '../services/reads/multi-asset.service';
-import type { PageTags } from '../services/reads/page-tags.service';
 import { requireApiKey } from '../transport/access.middleware';
 import { sendJsonPage } from './conditional';
-import { compressed, dataRoute } from './data-route';
+import { compressed, dataRoute, type DataRouteDeps } from './data-route';
 import { CANDLE_REPRESENTATION } from './serializers/candle.serializer';
 import { DERIVATIVES_REPRESENTATION } from './serializers/derivatives.serializer';
 import { FUNDING_REPRESENTATION } from './serializers/funding.serializer';
 import { marketsBody } from './serializers/market.serializer';
 import { MULTI_ASSET_REPRESENTATION } from './serializers/multi-asset.serializer';
 
-export interface MarketRouteDeps {
-  access: AccessService;
-  tags: PageTags;
+export interface MarketRouteDeps extends DataRouteDeps {
   candles: CandlesService;
   derivatives: DerivativesService;
   funding: FundingService;

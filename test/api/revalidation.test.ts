@@ -13,10 +13,12 @@ import { serviceUrl } from '../helpers/requirements';
 
 const NOW = T0 + 900 * HOUR + 30_000;
 const LIMITS = JSON.stringify({ free: { minuteRequests: 4, dailyRequests: null } });
+/** The tags' own path: small pages from memory (response-cache.test.ts) would answer before it. */
+const NO_MEMORY = { RESPONSE_CACHE_MB: '0' };
 
 const redisUrl = serviceUrl('REDIS_URL');
 const cases = databaseCases().flatMap((db) => [
-  { name: `${db.name}, memory cache`, create: db.create, cache: 'memory' as const, env: {}, shared: false },
+  { name: `${db.name}, memory cache`, create: db.create, cache: 'memory' as const, env: {} as Record<string, string>, shared: false },
   ...(redisUrl ? [{ name: `${db.name}, Redis cache`, create: db.create, cache: 'redis' as const, env: { REDIS_URL: redisUrl }, shared: db.name === 'postgres' }] : []),
 ]);
 
@@ -67,10 +69,10 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
 
   beforeAll(async () => {
     db = await create();
-    srv = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...env }, quotaPrefix });
+    srv = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...NO_MEMORY, ...env }, quotaPrefix });
     await loadFixtures(srv.services, NOW);
     key = await srv.key('pro');
-    if (shared) peer = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...env }, quotaPrefix });
+    if (shared) peer = await startTestServer({ clock: () => NOW, database: db?.url, env: { TIER_LIMITS: LIMITS, ...NO_MEMORY, ...env }, quotaPrefix });
   }, 180_000);
   afterAll(async () => {
     jest.restoreAllMocks();
