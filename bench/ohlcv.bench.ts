@@ -23,6 +23,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     /** Rounds of the limit=100 throughput pair (each side `--seconds` per round, the order flipping). */
     'load-rounds': { type: 'string', default: '3' },
+    /** The gateway without its memory of small pages (RESPONSE_CACHE_MB=0): every request reads. */
+    'no-response-cache': { type: 'boolean', default: false },
     'skip-formats': { type: 'boolean', default: false },
     /** Only the pairs whose name contains this (e.g. 304), without the rotation and the load. */
     only: { type: 'string' },
@@ -66,7 +68,7 @@ const THROUGHPUT = 'limit=100 gateway / floor';
 
 async function main(): Promise<void> {
   const db = await benchDatabase();
-  const env = gatewayEnv(db.url);
+  const env = { ...gatewayEnv(db.url), ...(values['no-response-cache'] ? { RESPONSE_CACHE_MB: '0' } : {}) };
   execFileSync(process.execPath, [path.join(ROOT, 'bin', 'mds.js'), 'seed-demo'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   const services = await openServices(loadConfig(env));
   const { key } = await services.keys.create({ userId: BENCH_USER, tier: 'scale', label: null });

@@ -45,6 +45,12 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
     next();
   });
   app.use(cors());
+  // The data routes first: most requests are theirs, and every router a request passes costs it.
+  // They compress their own bodies (rest/data-route.ts); GraphQL's can be as large.
+  app.use(marketRouter(s));
+  app.use(featuresRouter(s));
+  app.use(qualityRouter(s));
+  app.use('/graphql', compressed, ...graphql);
   // Public and unmetered: the index, health, the API document and its page, metrics (own token).
   app.use(indexRouter({ version: VERSION }));
   app.use(healthRouter({ health: s.health, version: VERSION }));
@@ -55,11 +61,6 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   app.use(graphiqlRouter());
   app.use(metricsRouter({ metrics, token: s.config.metricsToken }));
   app.use(keysRouter(s));
-  // The data routes compress their own bodies (rest/data-route.ts); GraphQL's can be as large.
-  app.use(featuresRouter(s));
-  app.use(marketRouter(s));
-  app.use(qualityRouter(s));
-  app.use('/graphql', compressed, ...graphql);
   app.use(notFound());
   app.use(errorHandler());
   return app;

@@ -7,7 +7,7 @@
  * its path, how a caller's parameters become a plan, and its serializer's representation.
  */
 import compression from 'compression';
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import type { RawParams } from '../domain/params/param';
 import type { AccessService } from '../services/access/access.service';
 import type { Principal } from '../services/access/principal';
@@ -37,11 +37,19 @@ export interface Representation<Plan extends DataPlan, J, Row> {
   table(request: RequestOf<Plan>, page: PageOf<Plan>): PageTable<Row>;
 }
 
+const compress = compression({ threshold: 1024 });
+
 /**
  * gzip or br for bodies over 1 KB when the client accepts them: part of every data route, whose
- * bodies can be large (elsewhere the middleware's per-response cost buys nothing).
+ * bodies can be large (elsewhere the middleware's per-response cost buys nothing). A request
+ * that accepts no encoding skips the middleware's wrapping of the response, and gets the
+ * `Vary: Accept-Encoding` it would have set.
  */
-export const compressed = compression({ threshold: 1024 });
+export const compressed: RequestHandler = function compressed(req, res, next) {
+  if (req.headers['accept-encoding'] !== undefined) return compress(req, res, next);
+  res.vary('Accept-Encoding');
+  next();
+};
 
 export interface DataRouteDeps {
   access: AccessService;
