@@ -133,6 +133,7 @@ export async function openServices(config: Config, opts: OpenOptions = {}): Prom
   const { metrics, ingestStatus } = runtime;
   const publisher = eventPublisher({ bus, store, exchanges, metrics, logger, clock });
   const reads = readServices({ config, store, exchanges, quotaStore, tagCache, publisher, clock });
+  metrics.responseCacheStats(() => ({ live: reads.responses.live, bytes: reads.responses.size.bytes, hits: reads.responses.hits }));
   const live = liveWritePath({ config, storage, exchanges, publisher, quality: reads.quality, metrics, ingestStatus, logger, clock });
   return {
     config,

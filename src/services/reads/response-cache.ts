@@ -50,6 +50,9 @@ export class ResponseCache {
     return this.enabled && this.listening;
   }
 
+  /** Answers served from memory so far. */
+  hits = 0;
+
   get size(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
   }
@@ -87,6 +90,7 @@ export class ResponseCache {
     // Most recently used last: the Map's order is the eviction order.
     this.entries.delete(key);
     this.entries.set(key, e);
+    this.hits++;
     return { body: e.body, tag: e.tag };
   }
 

@@ -1,8 +1,8 @@
 /**
  * Prometheus metrics (prom-client), one registry per service instance (tests run several in one
  * process): HTTP requests by route and status, quota rejections, dependency failures, job runs,
- * ingestion (venue requests, weight, reconnects, rows, lag), subscriptions, read replicas and data
- * freshness. Current state (lags, sockets, replicas, freshness) is read at scrape time; the
+ * ingestion (venue requests, weight, reconnects, rows, lag), subscriptions, read replicas, the
+ * memory of small pages and data freshness. Current state (lags, sockets, replicas, freshness) is read at scrape time; the
  * database reads are bounded, so a slow or absent database leaves those gauges empty and counts a
  * scrape error instead of hanging /metrics.
  */
@@ -69,6 +69,23 @@ export class Metrics implements VenueObserver {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [this.registry],
   });
+  private readonly responseCacheLive = new client.Gauge({
+    name: 'mds_response_cache_listening',
+    help: 'Whether small pages may be served from memory (1): the watermarks\' moves are heard (RESPONSE_CACHE_MB).',
+    registers: [this.registry],
+  });
+  private readonly responseCacheBytes = new client.Gauge({
+    name: 'mds_response_cache_bytes',
+    help: 'Bytes of small pages kept in memory.',
+    registers: [this.registry],
+  });
+  private readonly responseCacheHits = new client.Counter({
+    name: 'mds_response_cache_hits_total',
+    help: 'Data requests answered from memory (200 or 304) without a statement.',
+    registers: [this.registry],
+  });
+  private responseCacheCounted = 0;
+  private readResponseCache: () => { live: boolean; bytes: number; hits: number } = () => ({ live: false, bytes: 0, hits: 0 });
   private readonly scrapeErrors = new client.Counter({
     name: 'mds_metrics_scrape_errors_total',
     help: 'Freshness queries that failed or timed out during a scrape.',
@@ -275,6 +292,11 @@ export class Metrics implements VenueObserver {
     this.readLags = read;
   }
 
+  /** Where the memory of small pages is read at scrape time. */
+  responseCacheStats(read: () => { live: boolean; bytes: number; hits: number }): void {
+    this.readResponseCache = read;
+  }
+
   /** Where the read replicas' state is read at scrape time. */
   replicaStats(read: () => RouterStats | null): void {
     this.readReplicas = read;
@@ -304,6 +326,11 @@ export class Metrics implements VenueObserver {
     this.refreshReplicas();
     this.ingestLag.reset();
     for (const l of this.readLags()) if (l.lagSeconds !== null) this.ingestLag.set({ exchange: l.exchange, symbol: l.symbol }, l.lagSeconds);
+    const cache = this.readResponseCache();
+    this.responseCacheLive.set(cache.live ? 1 : 0);
+    this.responseCacheBytes.set(cache.bytes);
+    if (cache.hits > this.responseCacheCounted) this.responseCacheHits.inc(cache.hits - this.responseCacheCounted);
+    this.responseCacheCounted = cache.hits;
     const open = this.readSubscriptions();
     this.wsSockets.set(open.sockets);
     this.subscriptions.set(open.subscriptions);
