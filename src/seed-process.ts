@@ -86,7 +86,7 @@ async function childMain(): Promise<void> {
     const logger = createLogger(config.logLevel);
     // Here, not at the top: the parent's side of this file (seedEarly) loads little. The
     // worker thread first, so that its modules load while the database opens.
-    const rows = (await import('./services/demo/demo-seed.worker')).workerRows();
+    const rows = (await import('./services/demo/demo-seed.worker')).seedWorker();
     const { openServices } = await import('./composition');
     const services = await openServices(config, { logger, readReplicas: false, bulkLoad: true });
     try {

@@ -58,7 +58,7 @@ export const COPY_CHUNK_BYTES = 64 << 10;
  * Rows of one series and timeframe already in binary COPY form (encoded away from the write: the
  * demo seed's worker thread), with their time span and number.
  */
-export interface EncodedRows<T extends string> {
+export interface CopyChunks<T extends string> {
   timeframe: T;
   span: { fromMs: number; toMs: number };
   chunks: readonly Buffer[];

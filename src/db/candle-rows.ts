@@ -80,7 +80,7 @@ export function writeInputRows(out: BinaryRows, frame: CandleRowFrame, rows: rea
 }
 
 /** Rollup bars in `frame` (a derived one), in chunks of about COPY_CHUNK_BYTES. */
-export function* rollupRows(frame: CandleRowFrame, bars: RollupBars): Generator<Buffer> {
+export function* rollupCopyChunks(frame: CandleRowFrame, bars: RollupBars): Generator<Buffer> {
   const out = new BinaryRows(COPY_CHUNK_BYTES + 4096);
   for (let i = 0; i < bars.length; i++) {
     frame.begin(out);

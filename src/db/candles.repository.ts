@@ -12,11 +12,11 @@ import type { RollupBars } from '../domain/imported-bars';
 import { apiTimeOfEpoch } from '../domain/candle-text';
 import { pageOf, type Coverage, type TextRow } from '../domain/market';
 import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
-import { bulkUpsert, timeSpanOf, type EncodedRows } from './bulk-upsert';
+import { bulkUpsert, timeSpanOf, type CopyChunks } from './bulk-upsert';
 import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
 import { FLOW_PAGE_SQL, FLOW_PAGES_SQL, PAGE_SQL, PAGES_SQL, pageColumns } from './candle-pages';
 import { HISTORY_SQL, historyOf, type CandleHistory } from './candle-history';
-import { CANDLE_LAYOUT, candleRowFrame, rollupRows, writeInputRows, type CandleRowFrame } from './candle-rows';
+import { CANDLE_LAYOUT, candleRowFrame, rollupCopyChunks, writeInputRows, type CandleRowFrame } from './candle-rows';
 import { COVERAGE_ONE_SQL, COVERAGE_SQL, MEAN_BASIS_SQL, ROLLUP_SQL } from './candle-derivations';
 import type { DatabaseEngine } from './engine-layout';
 import type { QueryOptions, SqlSession } from './database';
@@ -142,7 +142,7 @@ export class CandlesRepository {
     if (n === 0) return;
     const span = { fromMs: bars.time(0), toMs: bars.time(n - 1) };
     await this.writeRows(seriesId, bars.timeframe, span, async function* (frame) {
-      yield* rollupRows(frame, bars);
+      yield* rollupCopyChunks(frame, bars);
     }, true);
   }
 
@@ -150,7 +150,7 @@ export class CandlesRepository {
    * Rows encoded elsewhere (the demo seed's worker) in `candleRowFrame(seriesId, timeframe,
    * derived)`, spanning `span`: written as `upsertRows` and `insertRollups` write theirs.
    */
-  async writeEncoded(seriesId: number, rows: EncodedRows<CandleTimeframe> & { derived: boolean }): Promise<void> {
+  async writeEncoded(seriesId: number, rows: CopyChunks<CandleTimeframe> & { derived: boolean }): Promise<void> {
     await this.writeRows(seriesId, rows.timeframe, rows.span, async function* () {
       yield* rows.chunks;
     }, rows.derived);

@@ -14,7 +14,7 @@ export const FEATURE_TYPES: readonly ColumnType[] = ['int4', 'text', 'timestampt
  * The rows for times[i], i >= firstIndex, in chunks of about COPY_CHUNK_BYTES: 6 decimals, half
  * away from zero on the double's exact value; NULL for a value that is null or not finite.
  */
-export function* technicalRows(
+export function* technicalCopyChunks(
   seriesId: number,
   timeframe: FeatureTimeframe,
   times: ArrayLike<number>,

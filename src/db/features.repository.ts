@@ -5,8 +5,8 @@
  */
 import { pageOf, type FeatureRow } from '../domain/market';
 import type { FeatureTimeframe } from '../domain/timeframe';
-import { bulkUpsert, type EncodedRows } from './bulk-upsert';
-import { FEATURE_COLUMNS, FEATURE_TYPES, technicalRows } from './feature-rows';
+import { bulkUpsert, type CopyChunks } from './bulk-upsert';
+import { FEATURE_COLUMNS, FEATURE_TYPES, technicalCopyChunks } from './feature-rows';
 import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
 import type { QueryOptions, SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
@@ -99,12 +99,12 @@ export class FeaturesRepository {
   ): Promise<number> {
     if (firstIndex >= times.length) return 0;
     return this.writeRows(seriesId, timeframe, { fromMs: times[firstIndex], toMs: times[times.length - 1] }, times.length - firstIndex, async function* () {
-      yield* technicalRows(seriesId, timeframe, times, values, firstIndex);
+      yield* technicalCopyChunks(seriesId, timeframe, times, values, firstIndex);
     });
   }
 
-  /** Technical rows encoded elsewhere (the demo seed's worker) by `technicalRows`: written as `writeTechnical` writes its own. */
-  async writeEncoded(seriesId: number, rows: EncodedRows<FeatureTimeframe>): Promise<number> {
+  /** Technical rows encoded elsewhere (the demo seed's worker) by `technicalCopyChunks`: written as `writeTechnical` writes its own. */
+  async writeEncoded(seriesId: number, rows: CopyChunks<FeatureTimeframe>): Promise<number> {
     if (rows.count === 0) return 0;
     return this.writeRows(seriesId, rows.timeframe, rows.span, rows.count, async function* () {
       yield* rows.chunks;

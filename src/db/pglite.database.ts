@@ -7,7 +7,7 @@ import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
 import type { Database, QueryOptions, SqlSession } from './database';
-import { PgliteTextRows } from './pglite-text-rows';
+import { PgliteTextReader } from './pglite-text-reader';
 import { mapUnavailable, withUnavailableMapping } from './unavailable';
 import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from '../encoding/binary-rows';
 
@@ -16,7 +16,7 @@ const parsers = { [types.INT8]: (v: string) => Number(v) };
 /** Rows per COPY statement: PGlite takes COPY input as one in-memory blob. */
 const COPY_CHUNK_BYTES = 8 * 1024 * 1024;
 
-function sessionOf(q: PGlite | Transaction, textRows: PgliteTextRows, inTransaction: boolean): SqlSession {
+function sessionOf(q: PGlite | Transaction, textRows: PgliteTextReader, inTransaction: boolean): SqlSession {
   return {
     async query<R extends object>(text: string, params: unknown[] = [], opts: QueryOptions = {}) {
       const rows = opts.textRows
@@ -62,7 +62,7 @@ export async function createPgliteDatabase(dataDir: string | undefined, bulkLoad
   const options = { ...(bulkLoad ? {} : { startParams: START_PARAMS }), ...(from && dataDir === undefined ? { loadDataDir: from } : {}) };
   const db = await PGlite.create(dataDir, options);
   const prisma = withUnavailableMapping(new PrismaClient({ adapter: new PrismaPGlite(db) }));
-  const textRows = new PgliteTextRows(db);
+  const textRows = new PgliteTextReader(db);
   const base = sessionOf(db, textRows, false);
   return {
     kind: 'pglite',

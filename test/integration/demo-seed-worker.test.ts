@@ -10,8 +10,8 @@ import type { SeedRowsSource } from '../../src/services/demo/demo-seed.service';
 
 // The compiled file: the worker thread runs it with node, outside jest.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { workerRows } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'services', 'demo', 'demo-seed.worker.js')) as {
-  workerRows: () => SeedRowsSource & { close(): Promise<void> };
+const { seedWorker } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'services', 'demo', 'demo-seed.worker.js')) as {
+  seedWorker: () => SeedRowsSource & { close(): Promise<void> };
 };
 
 /** A seed's rows with every chunk as one Buffer per write, comparable with toEqual. */
@@ -22,8 +22,8 @@ function flat(seeds: SeriesSeed[]) {
 }
 
 describe('the demo seed rows made in the worker thread', () => {
-  let rows: ReturnType<typeof workerRows>;
-  beforeAll(() => (rows = workerRows()));
+  let rows: ReturnType<typeof seedWorker>;
+  beforeAll(() => (rows = seedWorker()));
   afterAll(() => rows.close());
   /** In the middle of a day and of an hour: the current 1h, 4h and 1d buckets are still open. */
   const w = demoWindow(Date.UTC(2026, 5, 15, 10, 30, 20));

@@ -1,4 +1,4 @@
-/** PGlite's `textRows` reads over its wire protocol (src/db/pglite-text-rows.ts), in memory. */
+/** PGlite's `textRows` reads over its wire protocol (src/db/pglite-text-reader.ts), in memory. */
 import type { Database } from '../../src/db/database';
 import { createPgliteDatabase } from '../../src/db/pglite.database';
 

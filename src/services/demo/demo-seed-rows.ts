@@ -5,8 +5,8 @@
  * features. Pure, no database: the seed child's worker thread (demo-seed.worker.ts) encodes
  * one symbol's rows while the database writes the previous one's.
  */
-import type { EncodedRows } from '../../db/bulk-upsert';
-import { candleRowFrame, rollupRows, writeInputRows } from '../../db/candle-rows';
+import type { CopyChunks } from '../../db/bulk-upsert';
+import { candleRowFrame, rollupCopyChunks, writeInputRows } from '../../db/candle-rows';
 import { BinaryRows } from '../../encoding/binary-rows';
 import type { CandleInput } from '../../domain/csv-rows';
 import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
@@ -127,12 +127,12 @@ function keptBars(c: DemoCandles, nowMs: number): { rollups: RollupBars[]; histo
 /** Every row a new series' seed writes, encoded, in the order written. */
 export interface EncodedSeries {
   /** The hours, the minutes, then the rollups. */
-  candles: Array<EncodedRows<CandleTimeframe> & { derived: boolean }>;
+  candles: Array<CopyChunks<CandleTimeframe> & { derived: boolean }>;
   /** Every timeframe's technical features, chunk by chunk (each chunk a write of its own). */
-  features: Array<EncodedRows<CandleTimeframe>>;
+  features: Array<CopyChunks<CandleTimeframe>>;
 }
 
-function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: readonly CandleInput[]): EncodedRows<CandleTimeframe> & { derived: boolean } {
+function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: readonly CandleInput[]): CopyChunks<CandleTimeframe> & { derived: boolean } {
   const out = new BinaryRows(64 * 1024);
   writeInputRows(out, candleRowFrame(seriesId, timeframe, false), rows);
   const span = rows.length ? { fromMs: rows[0].time, toMs: rows[rows.length - 1].time } : { fromMs: Infinity, toMs: -Infinity };
@@ -140,9 +140,9 @@ function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: read
 }
 
 /** Non-empty rollups (`insertRollups` writes nothing for empty ones). */
-function encodedRollups(seriesId: number, bars: RollupBars): EncodedRows<CandleTimeframe> & { derived: boolean } {
+function encodedRollups(seriesId: number, bars: RollupBars): CopyChunks<CandleTimeframe> & { derived: boolean } {
   const span = { fromMs: bars.time(0), toMs: bars.time(bars.length - 1) };
-  return { timeframe: bars.timeframe, derived: true, span, chunks: [...rollupRows(candleRowFrame(seriesId, bars.timeframe, true), bars)], count: bars.length };
+  return { timeframe: bars.timeframe, derived: true, span, chunks: [...rollupCopyChunks(candleRowFrame(seriesId, bars.timeframe, true), bars)], count: bars.length };
 }
 
 /**

@@ -38,7 +38,7 @@ function asBuffers(seeds: SeriesSeed[]): SeriesSeed[] {
 }
 
 /** A worker thread making the seed's rows, started now (its modules load meanwhile); `close` ends it. */
-export function workerRows(): SeedRowsSource & { close(): Promise<void> } {
+export function seedWorker(): SeedRowsSource & { close(): Promise<void> } {
   const worker = new Worker(__filename, { workerData: ROLE });
   const pending = new Map<number, { resolve: (s: SeriesSeed[]) => void; reject: (e: Error) => void }>();
   const failAll = (err: Error) => {

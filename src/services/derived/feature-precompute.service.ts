@@ -6,8 +6,8 @@
  * (Bollinger, VWAP, TWAP) are summed per window, so the tail equals the full computation at the
  * 6 decimals served. Serving them is FeatureReadService's job.
  */
-import type { EncodedRows } from '../../db/bulk-upsert';
-import { technicalRows } from '../../db/feature-rows';
+import type { CopyChunks } from '../../db/bulk-upsert';
+import { technicalCopyChunks } from '../../db/feature-rows';
 import { marketKey } from '../../db/series.repository';
 import type { Repositories, Store } from '../../db/store';
 import { firstBars, type BarHistory, type CandleHistory } from '../../domain/bar-history';
@@ -90,16 +90,16 @@ async function* featureChunks(
 }
 
 /**
- * The technical rows of a whole history held in memory (`bars`), encoded (`technicalRows`) in
+ * The technical rows of a whole history held in memory (`bars`), encoded (`technicalCopyChunks`) in
  * the chunks `FeaturePrecomputeService.technical` writes: what it would write, made where it
  * is not written (the demo seed's worker thread).
  */
-export async function encodedTechnical(seriesId: number, timeframe: CandleTimeframe, bars: BarHistory, chunk = FEATURE_CHUNK_BARS): Promise<Array<EncodedRows<CandleTimeframe>>> {
-  const out: Array<EncodedRows<CandleTimeframe>> = [];
+export async function encodedTechnical(seriesId: number, timeframe: CandleTimeframe, bars: BarHistory, chunk = FEATURE_CHUNK_BARS): Promise<Array<CopyChunks<CandleTimeframe>>> {
+  const out: Array<CopyChunks<CandleTimeframe>> = [];
   const history = (from: number | null, lookback: number, limit: number) => Promise.resolve(bars.history(from, lookback, limit));
   for await (const { times, values } of featureChunks(history, null, chunk, [new ChunkArrays()])) {
     // A chunk holds at least one bar.
-    const chunks = [...technicalRows(seriesId, timeframe, times, values, 0)];
+    const chunks = [...technicalCopyChunks(seriesId, timeframe, times, values, 0)];
     out.push({ timeframe, span: { fromMs: times[0], toMs: times[times.length - 1] }, chunks, count: times.length });
   }
   return out;

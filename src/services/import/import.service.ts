@@ -46,7 +46,7 @@ export interface ImportResult {
  * The candles of `file` as binary COPY rows: each row `frame.begin`, `time,open,high,low,close,volume`,
  * `frame.end`; each row also kept in `bars` when given.
  */
-function candleRows(file: string, timeframe: CandleTimeframe, frame: CandleRowFrame, track: Tracker, bars?: ImportedBars): AsyncGenerator<Buffer> {
+function candleCopyChunks(file: string, timeframe: CandleTimeframe, frame: CandleRowFrame, track: Tracker, bars?: ImportedBars): AsyncGenerator<Buffer> {
   const out = new BinaryRows(1 << 20);
   const period = TIMEFRAME_MS[timeframe];
   const values = new Float64Array(10);
@@ -184,7 +184,7 @@ export class ImportService {
         const id = await tx.series.ensure({ exchange, symbol: market.symbol });
         // A first import keeps its rows: nothing stored can share their buckets.
         bars = (await tx.candles.isEmpty(id)) ? new ImportedBars(timeframe) : undefined;
-        await tx.candles.upsertRows(id, timeframe, span, (frame) => candleRows(file, timeframe, frame, track, bars));
+        await tx.candles.upsertRows(id, timeframe, span, (frame) => candleCopyChunks(file, timeframe, frame, track, bars));
         return id;
       });
     const fullSpan = async () => (await candleSpan(file, timeframe)) ?? { fromMs: 0, toMs: -1 };

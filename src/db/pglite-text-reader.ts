@@ -82,7 +82,7 @@ function readResult(bytes: Buffer, text: string): { rows: TextRow[]; paramTypes:
 }
 
 /** The reads of one PGlite instance; `inTransaction` sessions already hold its transaction mutex. */
-export class PgliteTextRows {
+export class PgliteTextReader {
   private readonly statements = new Map<string, Statement>();
 
   constructor(private readonly db: PGlite) {}
