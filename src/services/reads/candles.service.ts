@@ -5,16 +5,15 @@
  * asks for it (otherwise the read and its tag are what they always were).
  */
 import type { CandlesRepository } from '../../db/candles.repository';
-import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import type { SeriesRepository } from '../../db/series.repository';
 import { apiTimeOfEpoch } from '../../domain/candle-text';
 import { emptyPage, type CandleRequest, type Page, type TextRow } from '../../domain/market';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
-import { closedEnd } from '../../domain/timeframe';
 import type { Principal } from '../access/principal';
 import type { TierPolicy } from '../access/tier-policy';
 import { batchPages } from './batch-pages';
-import type { ReadPlan } from './read-plan';
+import { seriesWindow, type ReadPlan } from './read-plan';
 
 export interface CandlePlan extends ReadPlan<CandleRequest, Page<TextRow>> {
   /** The series read; null: the market has no rows. */
@@ -44,10 +43,8 @@ export class CandlesService {
 
   /** The read plan of a validated request at `now`: closed candles only. */
   async plan(request: CandleRequest, now = this.clock()): Promise<CandlePlan> {
-    const seriesId = (await this.series.idsOf([request])).get(marketKey(request)) ?? null;
-    const end = closedEnd(request.end, request.timeframe, now);
+    const { seriesId, end, scope } = await seriesWindow(this.series, request, request.timeframe, now);
     const flow = request.fields !== undefined;
-    const scope = seriesId === null ? null : { seriesIds: [seriesId], timeframes: [request.timeframe], startMs: request.start, endMs: end };
     return {
       request,
       now,

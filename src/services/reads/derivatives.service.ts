@@ -4,15 +4,14 @@
  * and window, as candles), the read plan. Periods are served once closed, like candles.
  */
 import type { DerivativesRepository } from '../../db/derivatives.repository';
-import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import type { SeriesRepository } from '../../db/series.repository';
 import { emptyPage, type Derivatives, type DerivativesRequest, type Page } from '../../domain/market';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
-import { closedEnd } from '../../domain/timeframe';
 import type { Principal } from '../access/principal';
 import type { TierPolicy } from '../access/tier-policy';
 import { batchPages } from './batch-pages';
-import type { ReadPlan } from './read-plan';
+import { seriesWindow, type ReadPlan } from './read-plan';
 
 export interface DerivativesPlan extends ReadPlan<DerivativesRequest, Page<Derivatives>> {
   readonly seriesId: number | null;
@@ -39,9 +38,7 @@ export class DerivativesService {
 
   /** The read plan of a validated request at `now`. */
   async plan(request: DerivativesRequest, now = this.clock()): Promise<DerivativesPlan> {
-    const seriesId = (await this.series.idsOf([request])).get(marketKey(request)) ?? null;
-    const end = closedEnd(request.end, request.timeframe, now);
-    const scope = seriesId === null ? null : { seriesIds: [seriesId], timeframes: [request.timeframe], startMs: request.start, endMs: end };
+    const { seriesId, end, scope } = await seriesWindow(this.series, request, request.timeframe, now);
     return {
       request,
       now,

@@ -4,17 +4,16 @@
  * FeaturePrecomputeService's job.
  */
 import type { FeaturesRepository } from '../../db/features.repository';
-import { marketKey, type SeriesRepository } from '../../db/series.repository';
+import type { SeriesRepository } from '../../db/series.repository';
 import { FEATURE_CATALOGUE, type FeatureEntry } from '../../domain/feature-catalogue';
 import { emptyPage, type FeatureRequest, type FeatureRow, type Page } from '../../domain/market';
 import { MAX_ROWS } from '../../domain/params/market-params';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
-import { closedEnd } from '../../domain/timeframe';
 import type { Principal } from '../access/principal';
 import type { TierPolicy } from '../access/tier-policy';
 import { batchPages } from './batch-pages';
-import type { Marked, ReadPlan } from './read-plan';
+import { seriesWindow, type Marked, type ReadPlan } from './read-plan';
 
 /** A row rendered by the database into a serializer's template, and its time. */
 export interface RenderedRow {
@@ -58,9 +57,7 @@ export class FeatureReadService {
 
   /** The read plan of a validated request at `now`. */
   async plan(request: FeatureRequest, now = this.clock()): Promise<FeaturePlan> {
-    const seriesId = (await this.series.idsOf([request])).get(marketKey(request)) ?? null;
-    const end = closedEnd(request.end, request.timeframe, now);
-    const scope = seriesId === null ? null : { seriesIds: [seriesId], timeframes: [request.timeframe], startMs: request.start, endMs: end };
+    const { seriesId, end, scope } = await seriesWindow(this.series, request, request.timeframe, now);
     const { timeframe, names, start } = request;
     return {
       request,

@@ -4,9 +4,10 @@
  * timeframes, the end its rows are cut at) and the read itself. REST sends a plan through one
  * helper (rest/data-route.ts); GraphQL batches the plans of one request through DataLoaders.
  */
+import { marketKey, type SeriesRepository } from '../../db/series.repository';
 import type { MarkedPage, WatermarkScope } from '../../db/watermarks.repository';
-import type { Page } from '../../domain/market';
-import type { FeatureTimeframe } from '../../domain/timeframe';
+import type { MarketRef, Page } from '../../domain/market';
+import { closedEnd, type FeatureTimeframe } from '../../domain/timeframe';
 
 export type { MarkedPage, WatermarkScope };
 
@@ -30,3 +31,18 @@ export interface ReadPlan<Q, P = Page<unknown>> {
 
 /** The key of a plan's request in a GraphQL request's DataLoader (equal requests share one read). */
 export const planKey = (plan: ReadPlan<unknown, unknown>): string => JSON.stringify(plan.request);
+
+/**
+ * Where a read of one series' periods stands: its series (null: the market has no rows), the end
+ * its rows are cut at (the last period closed at `now`) and its watermark's scope.
+ */
+export async function seriesWindow(
+  series: SeriesRepository,
+  request: MarketRef & { start: number; end: number },
+  timeframe: FeatureTimeframe,
+  now: number,
+): Promise<{ seriesId: number | null; end: number; scope: WatermarkScope | null }> {
+  const seriesId = (await series.idsOf([request])).get(marketKey(request)) ?? null;
+  const end = closedEnd(request.end, timeframe, now);
+  return { seriesId, end, scope: seriesId === null ? null : { seriesIds: [seriesId], timeframes: [timeframe], startMs: request.start, endMs: end } };
+}
