@@ -10,12 +10,16 @@ import { randomUUID } from 'node:crypto';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { hashKey } from '../../src/domain/api-keys';
+import { Exchanges } from '../../src/domain/exchanges';
+import { marketEndpoints } from '../../src/domain/params/market-endpoints';
+import { marketOperations } from '../../src/rest/openapi.market-operations';
 import { loadFixtures } from '../helpers/fixtures';
 import { check, fail, isGraphqlPath, summary } from '../helpers/fuzz/checks';
 import {
   ADMIN_TOKEN,
   NOW,
   ROUTE_PARAMS,
+  VALID_PARAMS,
   exchangeV,
   featureNameV,
   fieldV,
@@ -145,6 +149,12 @@ function fuzzSuite(makeDb: () => Promise<FreshDatabase | null>, share: number): 
     { weight: 6, arbitrary: fc.constantFrom(...ROUTES.filter((r) => Object.keys(ROUTE_PARAMS[r]).length > 1)) },
     { weight: 1, arbitrary: fc.constantFrom(...ROUTES.filter((r) => Object.keys(ROUTE_PARAMS[r]).length <= 1)) },
   );
+
+  it('when the API document lists its data routes, then each is fuzzed with its parameters and valid requests', () => {
+    const routes = marketOperations(marketEndpoints(new Exchanges('perp', 'spot'))).map((o) => o.path);
+    expect(routes.filter((r) => !(r in ROUTE_PARAMS))).toEqual([]);
+    expect(routes.filter((r) => r !== '/v1/features/available' && !(r in VALID_PARAMS))).toEqual([]);
+  });
 
   it('when every GET route gets a random query string, then no 5xx, errors are envelopes, nothing leaks', async () => {
     const t0 = performance.now();

@@ -13,7 +13,7 @@ const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 /** Every doc a newcomer reads, with its budget; a new file under docs/ needs a line here. */
 const BUDGETS: Record<string, number> = {
   'README.md': 1_500,
-  'CONTRIBUTING.md': 2_000,
+  'CONTRIBUTING.md': 2_200,
   'docs/ARCHITECTURE.md': 4_000,
   'docs/DECISIONS.md': 5_500,
   'docs/OPERATIONS.md': 3_000,

@@ -132,6 +132,7 @@ export const fieldV = mostly(fc.constantFrom('open', 'high', 'low', 'close', 'vo
 export const ROUTE_PARAMS: Record<string, Record<string, fc.Arbitrary<string>>> = {
   '/v1/ohlcv': { symbol: symbolV, exchange: exchangeV, timeframe: timeframeV, start: timeV, end: timeV, limit: limitV, format: formatV },
   '/v1/funding': { symbol: symbolV, exchange: exchangeV, start: timeV, end: timeV, normalized: boolV, format: formatV },
+  '/v1/derivatives': { symbol: symbolV, exchange: exchangeV, timeframe: timeframeV, start: timeV, end: timeV, limit: limitV, format: formatV },
   '/v1/features': { symbol: symbolV, exchange: exchangeV, timeframe: timeframeV, features: featuresV, start: timeV, end: timeV, format: formatV },
   '/v1/features/available': {},
   '/v1/multi-asset': { symbols: symbolsV, exchange: exchangeV, timeframe: timeframeV, field: fieldV, start: timeV, end: timeV, format: formatV },
@@ -171,6 +172,9 @@ export const VALID_PARAMS: Record<string, fc.Arbitrary<Array<[string, string]>>>
   '/v1/ohlcv': fc
     .tuple(goodSymbol, goodExchange, candleTf, rangeV, fc.option(fc.integer({ min: 1, max: 10_000 }), { freq: 2 }), formatPair)
     .map(([symbol, exchange, timeframe, range, limit, format]) => [['symbol', symbol], ['exchange', exchange], ['timeframe', timeframe], ...range, ...(limit === null ? [] : [['limit', String(limit)] as [string, string]]), ...format]),
+  '/v1/derivatives': fc
+    .tuple(goodSymbol, candleTf, rangeV, fc.option(fc.integer({ min: 1, max: 10_000 }), { freq: 2 }), formatPair)
+    .map(([symbol, timeframe, range, limit, format]) => [['symbol', symbol], ['exchange', 'perp'], ['timeframe', timeframe], ...range, ...(limit === null ? [] : [['limit', String(limit)] as [string, string]]), ...format]),
   '/v1/funding': fc
     .tuple(goodSymbol, rangeV, fc.constantFrom<Array<[string, string]>>([], [['normalized', 'true']], [['normalized', 'false']]), formatPair)
     .map(([symbol, range, normalized, format]) => [['symbol', symbol], ['exchange', 'perp'], ...range, ...normalized, ...format]),
