@@ -8,6 +8,8 @@ export interface RequestSpec {
   body?: string;
   /** The status every answer must have (default 200). */
   expect?: number;
+  /** A body this matches fails the run (GraphQL answers errors with a 200). */
+  refuse?: RegExp;
 }
 
 export interface Answer {
@@ -51,6 +53,7 @@ export async function sequentialSamples(spec: RequestSpec, n: number, kept?: htt
       const t = performance.now();
       const r = await fetchOnce(spec, agent);
       if (r.status !== (spec.expect ?? 200)) throw new Error(`${spec.url}: status ${r.status}: ${r.body.slice(0, 200)}`);
+      if (spec.refuse?.test(r.body)) throw new Error(`${spec.url}: ${r.body.slice(0, 300)}`);
       samples.push(performance.now() - t);
     }
   } finally {

@@ -110,13 +110,14 @@ function finishBody(): RequestHandler {
   };
 }
 
-/** Puts the tokens of the parts written as bytes into the result, before Apollo serializes it. */
+/** Puts the tokens of the parts written as bytes into the result, before Apollo serializes it; the context lets its reads go. */
 function rawJsonPlugin(): ApolloServerPlugin<GqlContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ response, contextValue }) {
           if (contextValue.rawJson?.size && response.body.kind === 'single') contextValue.rawJson.place(response.body.singleResult.data);
+          contextValue.release();
         },
       };
     },

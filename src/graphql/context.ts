@@ -22,6 +22,8 @@ export interface GqlContext {
   events?: AsyncIterable<unknown>;
   /** Parts of an HTTP response its resolvers write as bytes (raw-json.ts); absent on a WebSocket. */
   rawJson?: RawJsonParts;
+  /** Let go of what execution read (the DataLoaders' pages) once the result is made (Loaders.release). */
+  release(): void;
 }
 
 export interface OperationContextInput {
@@ -56,5 +58,9 @@ export function operationContext(input: OperationContextInput): GqlContext {
     },
     noteError: input.noteError ?? (() => undefined),
     rawJson: input.rawJson,
+    release() {
+      loaders?.release();
+      loaders = undefined;
+    },
   };
 }
