@@ -133,7 +133,7 @@ async function child(dataDir: string | undefined): Promise<void> {
     const sinceMs = now - YEAR_MS;
     const expected1m = (lastClosedOpen(now, '1m') - bucketStart(sinceMs, '1m')) / MINUTE + 1;
     const t = performance.now();
-    const summary = await services.ingest.sync({ symbols: [SYMBOL], roles: ['spot'], sinceMs });
+    const summary = await services.ingest.sync({ symbols: [SYMBOL], exchanges: ['spot'], sinceMs });
     const syncMs = performance.now() - t;
     clearInterval(sampler);
     const peakSampled = Math.max(peak, process.memoryUsage().rss);

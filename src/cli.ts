@@ -11,7 +11,6 @@ import { liveSettings, openServices, type Services } from './composition';
 import { parseSince } from './domain/ingest-settings';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger } from './logger';
-import type { ExchangeRole } from './domain/exchanges';
 import { migrate, MIGRATIONS_DIR } from './db/migrator';
 import { DATABASE_ENGINES, isDatabaseEngine } from './db/engine-layout';
 import { SYMBOL, TIMEFRAME } from './domain/params/market-params';
@@ -34,7 +33,7 @@ const now = () => Date.now();
 
 /** The options of an import into a perpetual series. */
 const PERP_IMPORT_OPTIONS: Command['options'] = {
-  exchange: { type: 'string', required: true, help: 'the perpetual venue (EXCHANGE_PERP)' },
+  exchange: { type: 'string', required: true, help: 'a perpetual exchange (its API name, e.g. perp)' },
   symbol: { type: 'string', required: true, help: 'BASE-QUOTE, e.g. BTC-USDT' },
   file: { type: 'string', required: true, help: 'path of the CSV file' },
 };
@@ -138,24 +137,24 @@ const COMMANDS: Record<string, Command> = {
     run: (services) => services.recompute.recomputeAll(now()),
   },
   sync: {
-    usage: 'mds sync [--exchange perp|spot] [--symbol S ...] [--since 30d|ISO|ms]',
+    usage: 'mds sync [--exchange E] [--symbol S ...] [--since 30d|ISO|ms]',
     summary: 'backfill candles (and perpetual funding) from the venues up to the last closed candle, resuming from what is stored; prints a JSON summary',
     options: {
-      exchange: { type: 'string', help: 'one venue (EXCHANGE_PERP or EXCHANGE_SPOT); default both' },
+      exchange: { type: 'string', help: 'one served exchange (its API name); default INGEST_EXCHANGES (every served one)' },
       symbol: { type: 'string', multiple: true, help: 'BASE-QUOTE, repeatable; default INGEST_SYMBOLS' },
       since: { type: 'string', help: 'a duration back from now (30d), an ISO time or Unix ms; default INGEST_SINCE (30d)' },
     },
     async run(services, options) {
       const symbols = options.symbol ? (options.symbol as string[]).map((x) => parseValue(SYMBOL, x)) : services.config.ingest.symbols;
       if (symbols.length === 0) throw new Error('no symbols: pass --symbol or set INGEST_SYMBOLS');
-      const roles: ExchangeRole[] = options.exchange === undefined ? ['perp', 'spot'] : [services.exchanges.roleOf(String(options.exchange))];
+      const exchanges = options.exchange === undefined ? services.config.ingest.exchanges : [services.exchanges.parseExchange(String(options.exchange))];
       let sinceMs: number;
       try {
         sinceMs = parseSince(String(options.since ?? services.config.ingest.since), now());
       } catch (err) {
         throw new Error(`--since: ${(err as Error).message}`);
       }
-      return services.ingest.sync({ symbols, roles, sinceMs });
+      return services.ingest.sync({ symbols, exchanges, sinceMs });
     },
   },
   ingest: {

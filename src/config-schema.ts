@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseConnectionUrl } from './db/connection-url';
 import { DATABASE_ENGINES } from './db/engine-layout';
+import { EXCHANGE_CATALOGUE, parseExchangeList, servedListProblem } from './domain/exchanges';
 import { parseSince, parseSymbolList, parseSymbolMap } from './domain/ingest-settings';
 import { CANDLE_TIMEFRAMES } from './domain/timeframe';
 import { resolveTierLimits } from './domain/tier-limits';
@@ -66,10 +67,14 @@ export const envSchema = z
     UPGRADE_URL: z.string().url().default('https://example.com/pricing'),
     EXCHANGE_PERP: exchangeName.default('perp'),
     EXCHANGE_SPOT: exchangeName.default('spot'),
+    // The served exchanges (API names), in /v1/markets order; unset: every one.
+    EXCHANGES: optionalString,
     // Unset: true, unless INGEST_SYMBOLS is set (then the venues' data, not the demo's).
     SEED_DEMO: optionalString,
     DEMO_FEED: bool(true),
     INGEST_SYMBOLS: optionalString,
+    // The served exchanges INGEST_SYMBOLS follows; unset: every served one.
+    INGEST_EXCHANGES: optionalString,
     INGEST_SINCE: z.string().default('30d'),
     INGEST_SYMBOL_MAP: optionalString,
     INGEST_RECONCILE_CANDLES: z.coerce.number().int().min(1).max(5_000).default(100),
@@ -101,8 +106,26 @@ export const envSchema = z
     SHUTDOWN_TIMEOUT: duration('10s'),
   })
   .superRefine((vars, ctx) => {
-    if (vars.EXCHANGE_PERP === vars.EXCHANGE_SPOT) {
-      ctx.addIssue({ code: 'custom', path: ['EXCHANGE_SPOT'], message: 'must differ from EXCHANGE_PERP' });
+    const names = exchangeRenames(vars);
+    EXCHANGE_CATALOGUE.forEach((d, i) => {
+      const earlier = EXCHANGE_CATALOGUE.slice(0, i).find((e) => names[e.key] === names[d.key]);
+      if (earlier) ctx.addIssue({ code: 'custom', path: [d.variable], message: `must differ from ${earlier.variable}` });
+    });
+    const known = EXCHANGE_CATALOGUE.map((d) => names[d.key]);
+    let served = known;
+    try {
+      if (vars.EXCHANGES !== undefined) served = parseExchangeList(vars.EXCHANGES, known);
+      const problem = servedListProblem(served, names);
+      if (problem) throw new Error(problem);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['EXCHANGES'], message: (err as Error).message });
+    }
+    if (vars.INGEST_EXCHANGES !== undefined) {
+      try {
+        parseExchangeList(vars.INGEST_EXCHANGES, served);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['INGEST_EXCHANGES'], message: `${(err as Error).message} (the served exchanges)` });
+      }
     }
     if ((vars.TLS_CERT_FILE === undefined) !== (vars.TLS_KEY_FILE === undefined)) {
       ctx.addIssue({ code: 'custom', path: ['TLS_KEY_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
@@ -162,3 +185,8 @@ export const envSchema = z
       ctx.addIssue({ code: 'custom', path: ['TIER_LIMITS'], message: (err as Error).message });
     }
   });
+
+/** The API name of each catalogue exchange: its EXCHANGE_* variable's value. */
+export function exchangeRenames(vars: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(EXCHANGE_CATALOGUE.map((d) => [d.key, typeof vars[d.variable] === 'string' ? (vars[d.variable] as string) : d.key]));
+}

@@ -17,7 +17,8 @@ import {
   parseSentinels,
   retentionOf,
 } from './config-values';
-import { envSchema } from './config-schema';
+import { envSchema, exchangeRenames } from './config-schema';
+import { EXCHANGE_CATALOGUE, parseExchangeList } from './domain/exchanges';
 
 export interface Config {
   env: string;
@@ -40,7 +41,8 @@ export interface Config {
   redis?: RedisTarget;
   adminToken?: string;
   upgradeUrl: string;
-  exchanges: { perp: string; spot: string };
+  /** The served exchanges' API names in /v1/markets order, and every catalogue key's API name. */
+  exchanges: { served: string[]; names: Record<string, string> };
   seedDemo: boolean;
   /** Append the demo series' next candle at every minute close (demo data seeded, no ingestion). */
   demoFeed: boolean;
@@ -74,8 +76,10 @@ export interface RedisTarget {
 
 /** Fetching the venues' data (README "Live data from the venues"). */
 export interface IngestConfig {
-  /** Symbols to ingest on both venues; empty: no ingestion, nothing reaches the network. */
+  /** Symbols to ingest on every exchange of `exchanges`; empty: no ingestion, nothing reaches the network. */
   symbols: string[];
+  /** The served exchanges ingested (INGEST_EXCHANGES; default every served one), API names. */
+  exchanges: string[];
   /** The backfill start, as given (a duration back from now, ISO or Unix ms); see parseSince. */
   since: string;
   symbolMap: SymbolMap;
@@ -103,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment variables: ${lines.join('; ')}`);
   }
   const vars = parsed.data;
+  const names = exchangeRenames(vars);
+  const served = vars.EXCHANGES === undefined ? EXCHANGE_CATALOGUE.map((d) => names[d.key]) : parseExchangeList(vars.EXCHANGES, Object.values(names));
   return {
     env: vars.NODE_ENV,
     port: vars.PORT,
@@ -126,11 +132,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           },
     adminToken: vars.ADMIN_TOKEN,
     upgradeUrl: vars.UPGRADE_URL,
-    exchanges: { perp: vars.EXCHANGE_PERP, spot: vars.EXCHANGE_SPOT },
+    exchanges: { served, names },
     seedDemo: vars.SEED_DEMO === undefined ? vars.INGEST_SYMBOLS === undefined : parseBool(vars.SEED_DEMO),
     demoFeed: vars.DEMO_FEED,
     ingest: {
       symbols: vars.INGEST_SYMBOLS === undefined ? [] : parseSymbolList(vars.INGEST_SYMBOLS),
+      exchanges: vars.INGEST_EXCHANGES === undefined ? served : parseExchangeList(vars.INGEST_EXCHANGES, served),
       since: vars.INGEST_SINCE,
       symbolMap: vars.INGEST_SYMBOL_MAP === undefined ? {} : parseSymbolMap(vars.INGEST_SYMBOL_MAP),
       reconcileCandles: vars.INGEST_RECONCILE_CANDLES,

@@ -83,7 +83,13 @@ export function liveWritePath(deps: LiveWriteDeps): LiveWritePath {
   const ingest = new IngestService({
     store: ingestStore,
     exchanges,
-    adapters: createVenueAdapters(config.ingest, metrics, clock),
+    ingested: config.ingest.exchanges,
+    adapters: createVenueAdapters(
+      config.ingest,
+      exchanges.list.map((e) => e.venue),
+      metrics,
+      clock,
+    ),
     writer,
     quality,
     status: deps.ingestStatus,

@@ -60,7 +60,7 @@ export function readServices({ config, store, exchanges, quotaStore, tagCache, p
   const derivatives = new DerivativesService(endpoints.derivatives, routed.series, routed.derivatives, tiers, clock);
   const funding = new FundingService(endpoints.funding, exchanges, routed.series, routed.funding, tiers, clock);
   const multiAsset = new MultiAssetService(endpoints.multiAsset, exchanges, routed.series, routed.multiAsset, tiers, clock);
-  const markets = new MarketsService(endpoints, routed.series, routed.candles, routed.ingest, clock);
+  const markets = new MarketsService(endpoints, exchanges, routed.series, routed.candles, routed.ingest, clock);
   const features = new FeatureReadService(endpoints.features, routed.series, routed.features, tiers, clock);
   const tags = new PageTags(routed.watermarks, tagCache, store.watermarks);
   const responses = new ResponseCache(config.responseCacheBytes);

@@ -64,19 +64,15 @@ export class SeriesRepository {
     return (await this.idsOf([ref])).get(marketKey(ref));
   }
 
-  /** Every market (of one venue when given), by symbol then venue. */
-  async list(exchange: string | null = null): Promise<SeriesRow[]> {
+  /** Every market of `exchanges` (null: of every exchange stored), by symbol, then exchange in the order given. */
+  async list(exchanges: readonly string[] | null = null): Promise<SeriesRow[]> {
     const rows = await this.db.query<SeriesRow & Record<string, unknown>>(
-      'SELECT id, exchange, symbol FROM series WHERE $1::text IS NULL OR exchange = $1 ORDER BY symbol, exchange',
-      [exchange],
+      `SELECT id, exchange, symbol FROM series WHERE $1::text[] IS NULL OR exchange = ANY($1::text[])
+       ORDER BY symbol, array_position($1::text[], exchange), exchange`,
+      [exchanges],
     );
     for (const row of rows) this.cache.set(marketKey(row), row.id);
     return rows;
-  }
-
-  /** Every series id, oldest first. */
-  async allIds(): Promise<number[]> {
-    return (await this.db.query<{ id: number }>('SELECT id FROM series ORDER BY id')).map((r) => r.id);
   }
 
   async get(id: number): Promise<SeriesRow | null> {

@@ -27,8 +27,8 @@ export interface MultiAssetSource {
 export function multiAssetSource(field: string, exchange: string, timeframe: CandleTimeframe, exchanges: Exchanges): MultiAssetSource {
   if ((CANDLE_FIELDS as readonly string[]).includes(field)) return { kind: 'candles', column: field, places: 6, timeframe };
   const hourlyOnly = (what: string) => {
-    if (exchange !== exchanges.perp) {
-      throw new AppError('INVALID_EXCHANGE', `${what} exists on the perpetual venue only; use exchange=${exchanges.perp}`, { parameter: 'exchange' });
+    if (!exchanges.isPerpetual(exchange)) {
+      throw new AppError('INVALID_EXCHANGE', `${what} exists on ${exchanges.perpetualWhere()} only; use ${exchanges.perpetualHint()}`, { parameter: 'exchange' });
     }
     if (timeframe !== '1h') {
       throw new AppError('INVALID_PARAMETER', `field ${field} is hourly: use timeframe=1h`, { parameter: 'field' });

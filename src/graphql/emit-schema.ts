@@ -12,7 +12,7 @@ import { buildGraphQLSchema, printSchemaSdl, type SchemaDeps } from './schema';
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', '..', 'schema.graphql');
 
 export async function currentSdl(): Promise<string> {
-  return printSchemaSdl(await buildGraphQLSchema({ endpoints: marketEndpoints(new Exchanges('perp', 'spot')) } as SchemaDeps));
+  return printSchemaSdl(await buildGraphQLSchema({ endpoints: marketEndpoints(new Exchanges(['perp', 'spot'])) } as SchemaDeps));
 }
 
 if (require.main === module) {

@@ -1,16 +1,18 @@
 /**
- * Which adapter serves each role. A third venue is one adapter file implementing VenueAdapter
- * (venue.ts) plus its import and role line here; the other steps: CONTRIBUTING.md, "Add a venue".
+ * The venue adapters of the served exchanges, one per venue, by venue id. A further venue is one
+ * adapter file implementing VenueAdapter (venue.ts), its line here and its catalogue entry
+ * (domain/exchanges.ts); the other steps: CONTRIBUTING.md, "Add a venue".
  */
 import type { IngestConfig } from '../config';
 import { BinanceVenue } from './binance.venue';
 import { HyperliquidVenue } from './hyperliquid.venue';
-import type { VenueAdapter, VenueObserver, ExchangeRole } from './venue';
+import type { VenueAdapter, VenueObserver } from './venue';
 
-export function createVenueAdapters(config: IngestConfig, observer: VenueObserver, now: () => number): Record<ExchangeRole, VenueAdapter> {
+export function createVenueAdapters(config: IngestConfig, venues: readonly string[], observer: VenueObserver, now: () => number): Map<string, VenueAdapter> {
   const common = { symbolMap: config.symbolMap, socketTimeoutMs: config.socketTimeoutMs, observer, now };
-  return {
-    perp: new HyperliquidVenue({ ...config.hyperliquid, ...common }),
-    spot: new BinanceVenue({ ...config.binance, ...common }),
+  const adapters: Record<string, () => VenueAdapter> = {
+    hyperliquid: () => new HyperliquidVenue({ ...config.hyperliquid, ...common }),
+    binance: () => new BinanceVenue({ ...config.binance, ...common }),
   };
+  return new Map([...new Set(venues)].map((v) => [v, adapters[v]()]));
 }

@@ -1,15 +1,13 @@
 /**
  * The venue port: what ingestion needs from an exchange, whatever its wire format. One file per
- * venue implements it (hyperliquid.venue.ts, binance.venue.ts) and registry.ts names which one
- * serves each role. Rows come out validated: open times aligned, decimals as exact strings,
+ * venue implements it (hyperliquid.venue.ts, binance.venue.ts) and registry.ts makes the ones
+ * the served exchanges need. Rows come out validated: open times aligned, decimals as exact strings,
  * only closed candles; a perpetual venue may also push its context (open interest, prices).
  */
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
 import type { PerpContext } from '../domain/derivatives';
 import type { SymbolMap } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
-
-export type { ExchangeRole } from '../domain/exchanges';
 
 /** What a venue reports as it is used (metrics). Every method is optional to call, cheap, synchronous. */
 export interface VenueObserver {

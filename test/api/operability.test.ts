@@ -209,7 +209,7 @@ describe('GET /metrics', () => {
     const pro = await srv.key('pro');
     const free = await srv.key('free');
     const start = new Date(srv.services.clock() - 3 * 3_600_000).toISOString();
-    const perp = srv.services.exchanges.perp;
+    const perp = srv.services.exchanges.perpetuals[0];
     expect((await srv.getJson(`/v1/ohlcv?symbol=BTC-USDT&exchange=${perp}&timeframe=1h&start=${start}`, pro)).status).toBe(200);
     expect((await srv.getJson('/v1/ohlcv?symbol=BTC-USDT', pro)).status).toBe(400);
     for (let i = 0; i < 11; i++) await srv.getJson('/v1/features/available', free);
@@ -254,7 +254,7 @@ describe('GET /metrics', () => {
   it('when the documented bodies are checked against fuller answers (markets with coverage, a candle page with rows), then they match', async () => {
     const key = await srv.key('pro');
     const start = new Date(srv.services.clock() - 6 * 3_600_000).toISOString();
-    const perp = srv.services.exchanges.perp;
+    const perp = srv.services.exchanges.perpetuals[0];
     for (const [path, q] of [
       ['/v1/markets', ''],
       ['/v1/ohlcv', `symbol=BTC-USDT&exchange=${perp}&timeframe=1h&start=${start}`],

@@ -52,7 +52,7 @@ describeWith('CHROMIUM', 'the docs page in headless chromium', (chromiumPath) =>
     await op.locator('button.try-out__btn').click();
     const start = new Date(srv.services.clock() - 6 * 3_600_000).toISOString();
     await op.locator('tr[data-param-name="symbol"] input').fill('BTC-USDT');
-    await op.locator('tr[data-param-name="exchange"] select').selectOption(srv.services.exchanges.perp);
+    await op.locator('tr[data-param-name="exchange"] select').selectOption(srv.services.exchanges.perpetuals[0]);
     await op.locator('tr[data-param-name="timeframe"] select').selectOption('1h');
     await op.locator('tr[data-param-name="start"] input').fill(start);
     await op.locator('button.execute').click();

@@ -67,8 +67,8 @@ describe.each(databaseCases())('recording the perpetual context on $name', ({ cr
     s = await openServices(config, { clock: clock.now, ...(db ? {} : { dataDir: 'memory' }) });
     s.events.bus.listen((e) => events.push(e));
     seriesId = await s.store.series.ensure({ exchange: 'perp', symbol: 'BTC-USDT' });
-    const adapter = createVenueAdapters(config.ingest, NO_OBSERVER, clock.now).perp;
-    const target = { role: 'perp' as const, exchange: 'perp', symbol: 'BTC-USDT', instrument: 'BTC', adapter, series: { id: seriesId, symbol: 'BTC-USDT' } };
+    const adapter = createVenueAdapters(config.ingest, ['hyperliquid'], NO_OBSERVER, clock.now).get('hyperliquid')!;
+    const target = { exchange: 'perp', symbol: 'BTC-USDT', instrument: 'BTC', adapter, series: { id: seriesId, symbol: 'BTC-USDT' } };
     recorder = new ContextRecorder([target], s.writer, clock.now, s.logger);
     stream = adapter.follow(['BTC'], {
       onConnected: () => void snapshots.push(recorder.snapshot(adapter, ['BTC'])),

@@ -40,7 +40,7 @@ describe.each(databaseCases())('funding settlements as recorded, through mds syn
   });
 
   it('when a sync meets late, missing and doubled settlements, then each hour has its rate, the doubled one the nearest, and the absent hour is a known gap', async () => {
-    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['perp'], sinceMs: h - 3 * HOUR });
+    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['perp'], sinceMs: h - 3 * HOUR });
     id = (await s.store.series.idOf({ exchange: 'perp', symbol: 'BTC-USDT' }))!;
     const stored = await hours();
     expect(stored.slice(0, 7)).toEqual([-3, -2, -1, 0, 1, 3, 4]);
@@ -56,13 +56,13 @@ describe.each(databaseCases())('funding settlements as recorded, through mds syn
   it('when an hour inside the stored range is missing (an older rule dropped it), then the next sync asks once and stores it; a known gap is never asked again', async () => {
     await s.store.db.query('DELETE FROM funding_rates WHERE series_id = $1 AND time = $2', [id, new Date(h + HOUR)]);
     const before = fundingAsks().length;
-    await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['perp'], sinceMs: h - 3 * HOUR });
+    await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['perp'], sinceMs: h - 3 * HOUR });
     expect((await hours()).slice(0, 7)).toEqual([-3, -2, -1, 0, 1, 3, 4]);
     const asked = fundingAsks().slice(before);
     const repair = asked.filter((r) => r.params.endTime !== undefined);
     expect(repair.map((r) => [r.params.startTime, r.params.endTime])).toEqual([[h + HOUR - 5_000, h + 2 * HOUR - 5_001]]);
     const again = fundingAsks().length;
-    await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['perp'], sinceMs: h - 3 * HOUR });
+    await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['perp'], sinceMs: h - 3 * HOUR });
     expect(fundingAsks().slice(again).filter((r) => r.params.endTime !== undefined)).toEqual([]);
   });
 });

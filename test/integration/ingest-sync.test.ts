@@ -41,7 +41,7 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
 
   it('when a series is backfilled, then every closed candle is stored with the venue values and a summary is returned', async () => {
     const now = Date.now();
-    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['spot'], sinceMs: now - 3 * 60 * MIN });
+    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['spot'], sinceMs: now - 3 * 60 * MIN });
     expect(summary.series).toEqual([expect.objectContaining({ exchange: 'spot', symbol: 'BTC-USDT', venue: 'binance', instrument: 'BTCUSDT', venue_gap_slots: 0 })]);
     expect(summary.requests.binance).toBeGreaterThan(0);
     expect(summary.weight_used.binance).toBe(2 * summary.requests.binance);
@@ -61,7 +61,7 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
 
   it('when the sync runs again, then it resumes: only the slots not yet stored are asked for', async () => {
     const before = sim.requests.length;
-    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['spot'], sinceMs: Date.now() - 3 * 60 * MIN });
+    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['spot'], sinceMs: Date.now() - 3 * 60 * MIN });
     const asked = sim.requests.slice(before).filter((r) => r.kind === 'klines');
     expect(asked.length).toBeLessThanOrEqual(1);
     expect(summary.series[0].rows).toBeLessThanOrEqual(2);
@@ -70,7 +70,7 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
   it("when the perpetual venue serves only its latest candles, then older 1m slots are known venue gaps and coarser candles come from the venue", async () => {
     const now = Date.now();
     const since = now - 6 * 60 * MIN;
-    const summary = await s.ingest.sync({ symbols: ['ETH-USDT'], roles: ['perp'], sinceMs: since });
+    const summary = await s.ingest.sync({ symbols: ['ETH-USDT'], exchanges: ['perp'], sinceMs: since });
     expect(summary.series[0]).toMatchObject({ venue: 'hyperliquid', instrument: 'ETH' });
     expect(summary.series[0].venue_gap_slots).toBeGreaterThan(200); // 6 h of minutes, 90 served
     expect(summary.series[0].funding_rows).toBeGreaterThanOrEqual(5);
@@ -85,7 +85,7 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
     expect(gaps.length).toBeGreaterThan(0);
     // Known gaps are never asked for again.
     const before = sim.requests.length;
-    await s.ingest.sync({ symbols: ['ETH-USDT'], roles: ['perp'], sinceMs: since });
+    await s.ingest.sync({ symbols: ['ETH-USDT'], exchanges: ['perp'], sinceMs: since });
     const asked = sim.requests.slice(before).filter((r) => r.kind === 'candleSnapshot' && Number((r.params.req as { startTime: number }).startTime) < gaps[0][1]);
     expect(asked).toEqual([]);
     // The quality score counts them as missing.
@@ -98,7 +98,7 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
     const since = lastClosedOpen(now, '1m') - 40 * MIN;
     sim.addGap('binance', 'ETHUSDT', since + 10 * MIN, since + 13 * MIN);
     sim.malformNext('binance', 3);
-    await s.ingest.sync({ symbols: ['ETH-USDT'], roles: ['spot'], sinceMs: since });
+    await s.ingest.sync({ symbols: ['ETH-USDT'], exchanges: ['spot'], sinceMs: since });
     const id = (await s.store.series.idOf({ exchange: 'spot', symbol: 'ETH-USDT' }))!;
     expect(await s.store.ingest.gaps(id, '1m', since, now)).toEqual(expect.arrayContaining([[since + 10 * MIN, since + 13 * MIN]]));
     const rows = await stored('spot', 'ETH-USDT', '1m', since, now);
@@ -106,17 +106,17 @@ describe.each(databaseCases())('mds sync against the venue simulator on $name', 
     // The first three rows served (the sync asks from `since`, oldest first) were malformed: their
     // slots are neither stored nor venue gaps, so they alone stay missing, and the next pass fills them.
     expect(await s.store.ingest.missing(id, '1m', since, lastClosedOpen(now, '1m'), 1000)).toEqual([[since, since + 3 * MIN]]);
-    await s.ingest.sync({ symbols: ['ETH-USDT'], roles: ['spot'], sinceMs: since });
+    await s.ingest.sync({ symbols: ['ETH-USDT'], exchanges: ['spot'], sinceMs: since });
     expect(await s.store.ingest.missing(id, '1m', since, lastClosedOpen(now, '1m'), 1000)).toEqual([]);
   });
 
   it('when the venue answers 429 with Retry-After, then the sync waits and succeeds; a 418 ban ends it with the reason', async () => {
     sim.failNext('binance', 1, 429, 1);
     const t0 = Date.now();
-    await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['spot'], sinceMs: Date.now() - 300 * MIN });
+    await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['spot'], sinceMs: Date.now() - 300 * MIN });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     sim.failNext('binance', 1, 418, 120);
-    const err = await s.ingest.sync({ symbols: ['BTC-USDT'], roles: ['spot'], sinceMs: Date.now() - 600 * MIN }).catch((e: unknown) => e);
+    const err = await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['spot'], sinceMs: Date.now() - 600 * MIN }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(VenueRefusedError);
     expect((err as Error).message).toMatch(/^binance refused: IP banned \(HTTP 418\) for 1[12]\d s$/);
   });

@@ -5,7 +5,7 @@ import { marketEndpoints } from '../../src/domain/params/market-endpoints';
 import { Exchanges } from '../../src/domain/exchanges';
 import { MARKETS_ESTIMATE, MAX_NESTING, measureOperation, nestingOf, refuseDeepNesting } from '../../src/graphql/complexity';
 
-const endpoints = marketEndpoints(new Exchanges('perp', 'spot'));
+const endpoints = marketEndpoints(new Exchanges(['perp', 'spot']));
 
 const NOW = Date.UTC(2024, 0, 11); // ten days after 2024-01-01
 

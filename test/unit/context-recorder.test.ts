@@ -13,7 +13,7 @@ import { manualClock } from '../helpers/server';
 const M = Date.UTC(2024, 4, 1, 12, 0);
 const ctx = (oi: string): PerpContext => ({ openInterest: oi, markPrice: '100', oraclePrice: '100', midPrice: null, fundingRate: '0.00001', premium: null });
 const adapter = { id: 'hyperliquid' } as VenueAdapter;
-const target = (id: number, instrument: string) => ({ role: 'perp', exchange: 'perp', symbol: `${instrument}-USDT`, instrument, adapter, series: { id, symbol: `${instrument}-USDT` } }) as IngestTarget;
+const target = (id: number, instrument: string) => ({ exchange: 'perp', symbol: `${instrument}-USDT`, instrument, adapter, series: { id, symbol: `${instrument}-USDT` } }) as IngestTarget;
 
 describe('ContextRecorder', () => {
   const clock = manualClock(M + 1_000);

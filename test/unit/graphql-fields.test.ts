@@ -12,7 +12,7 @@ import { measureOperation } from '../../src/graphql/complexity';
 import { graphqlField } from '../../src/graphql/fields';
 import { buildGraphQLSchema, type SchemaDeps } from '../../src/graphql/schema';
 
-const endpoints = marketEndpoints(new Exchanges('perp', 'spot'));
+const endpoints = marketEndpoints(new Exchanges(['perp', 'spot']));
 const NOW = Date.UTC(2024, 0, 11);
 
 /** A page is an object with a list `data` (every paged read returns one); a window is `start` or `limit`. */

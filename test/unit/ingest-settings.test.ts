@@ -36,11 +36,12 @@ describe('ingestion settings', () => {
     expect(() => parseSymbolMap('{')).toThrow(/must be JSON/);
   });
 
-  it('when --exchange names a configured venue, then its role follows; another name is INVALID_EXCHANGE', () => {
-    const v = new Exchanges('hl', 'bn');
-    expect(v.roleOf('HL')).toBe('perp');
-    expect(v.roleOf('bn')).toBe('spot');
-    expect(() => v.roleOf('perp')).toThrow(expect.objectContaining({ code: 'INVALID_EXCHANGE' }));
+  it('when --exchange names a served exchange, then its API name follows (case-insensitive); another name is INVALID_EXCHANGE', () => {
+    const v = new Exchanges(['hl', 'bn'], { perp: 'hl', spot: 'bn' });
+    expect(v.parseExchange('HL')).toBe('hl');
+    expect(v.isPerpetual('hl')).toBe(true);
+    expect(v.isPerpetual('bn')).toBe(false);
+    expect(() => v.parseExchange('perp')).toThrow(expect.objectContaining({ code: 'INVALID_EXCHANGE' }));
   });
 
   it('when a venue time is within 5 s of its boundary, then it is aligned; farther off, refused', () => {

@@ -8,7 +8,7 @@ import { paramList } from '../../src/domain/params/endpoint';
 import { marketEndpoints } from '../../src/domain/params/market-endpoints';
 import { Exchanges } from '../../src/domain/exchanges';
 
-const endpoints = marketEndpoints(new Exchanges('perp', 'spot'));
+const endpoints = marketEndpoints(new Exchanges(['perp', 'spot']));
 const NOW = Date.UTC(2024, 5, 1);
 const T = '2024-01-01T00:00:00Z';
 const T_MS = Date.UTC(2024, 0, 1);

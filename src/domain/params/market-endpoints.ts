@@ -124,8 +124,8 @@ export function marketEndpoints(exchanges: Exchanges) {
           after: 'features',
           codes: ['INVALID_EXCHANGE'],
           check: ({ timeframe, exchange: venue }) => {
-            if (timeframe === 'funding' && venue !== exchanges.perp) {
-              throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on the perpetual venue only; use exchange=${exchanges.perp}`, {
+            if (timeframe === 'funding' && !exchanges.isPerpetual(venue!)) {
+              throw new AppError('INVALID_EXCHANGE', `timeframe funding exists on ${exchanges.perpetualWhere()} only; use ${exchanges.perpetualHint()}`, {
                 parameter: 'exchange',
               });
             }

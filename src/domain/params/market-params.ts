@@ -1,7 +1,7 @@
 /**
  * The parameters of the market-data endpoints, each declared once: name, schema, codes, and the
  * words the OpenAPI document and GraphQL show. The exchange parameter depends on configuration
- * (EXCHANGE_PERP, EXCHANGE_SPOT) and is built by Exchanges (domain/exchanges.ts).
+ * (EXCHANGES and the EXCHANGE_* names) and is built by Exchanges (domain/exchanges.ts).
  */
 import { z } from 'zod';
 import { FEATURE_NAMES } from '../feature-catalogue';

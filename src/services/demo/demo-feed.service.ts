@@ -36,7 +36,8 @@ export class DemoFeedService {
     let written = 0;
     for (const sym of DEMO_SYMBOLS) {
       for (const role of ['spot', 'perp'] as const) {
-        const id = await this.store.series.idOf({ exchange: this.exchanges[role], symbol: sym.symbol });
+        const exchange = this.exchanges.byKey(role)?.name;
+        const id = exchange === undefined ? undefined : await this.store.series.idOf({ exchange, symbol: sym.symbol });
         if (id === undefined) continue;
         const newest = (await this.store.candles.openSpan(id, '1m', new Date(now))).last;
         if (newest === null || newest >= last || !(await this.isModelCandle(id, sym, role, newest))) continue;

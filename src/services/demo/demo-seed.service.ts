@@ -63,7 +63,9 @@ export class DemoSeedService {
       for (const [symbol, sym] of DEMO_SYMBOLS.entries()) {
         const venues: DemoSeries[] = [];
         for (const venue of DEMO_VENUES) {
-          const id = await tx.series.ensure({ exchange: venue === 'spot' ? this.exchanges.spot : this.exchanges.perp, symbol: sym.symbol });
+          const exchange = this.exchanges.byKey(venue)?.name;
+          if (exchange === undefined) continue; // not served (EXCHANGES)
+          const id = await tx.series.ensure({ exchange, symbol: sym.symbol });
           venues.push({ symbol, venue, id, empty: await tx.candles.isEmpty(id) });
         }
         out.push(venues);

@@ -157,14 +157,19 @@ export class FeaturePrecomputeService {
     }
   }
 
-  /** Funding and premium features of the perpetual series of `symbol` (whole history, in SQL). */
-  async funding(symbol: string): Promise<void> {
-    const perpMarket = { exchange: this.exchanges.perp, symbol };
+  /**
+   * Funding and premium features of the perpetual series of `symbol` (whole history, in SQL)
+   * after series `changed` changed: that one's when it is a perpetual, else (spot, whose closes
+   * every premium reads, or unknown) every perpetual's.
+   */
+  async funding(symbol: string, changed?: number): Promise<void> {
+    const perps = this.exchanges.perpetuals.map((exchange) => ({ exchange, symbol }));
     const spotMarket = { exchange: this.exchanges.spot, symbol };
-    const ids = await this.store.series.idsOf([perpMarket, spotMarket]);
-    const perp = ids.get(marketKey(perpMarket));
-    if (perp === undefined) return;
+    const ids = await this.store.series.idsOf([...perps, spotMarket]);
     const spot = ids.get(marketKey(spotMarket)) ?? null;
-    await this.store.transaction((tx) => tx.features.writeFundingFeatures(perp, spot));
+    const perpIds = perps.map((m) => ids.get(marketKey(m))).filter((id): id is number => id !== undefined);
+    for (const perp of perpIds.includes(changed!) ? [changed!] : perpIds) {
+      await this.store.transaction((tx) => tx.features.writeFundingFeatures(perp, spot));
+    }
   }
 }

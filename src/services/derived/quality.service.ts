@@ -54,9 +54,11 @@ export class QualityService {
   async computeSeries(seriesId: number, nowMs: number, bases: Map<string, Promise<number | null>> = new Map()): Promise<number> {
     const { series, candles, quality, exchanges } = this.deps;
     const market = await series.get(seriesId);
-    if (!market) return 0;
-    const pairId = await series.idOf({ exchange: exchanges.other(market.exchange), symbol: market.symbol });
-    const [perpId, spotId] = market.exchange === exchanges.perp ? [seriesId, pairId] : [pairId, seriesId];
+    // A series of an exchange no longer served (EXCHANGES) is not scored.
+    if (!market || !exchanges.get(market.exchange)) return 0;
+    const basis = exchanges.basisOf(market.exchange);
+    const pairId = basis === null ? undefined : await series.idOf({ exchange: basis, symbol: market.symbol });
+    const [perpId, spotId] = exchanges.isPerpetual(market.exchange) ? [seriesId, pairId] : [pairId, seriesId];
     const windowStart = new Date(nowMs - QUALITY_WINDOW_MS);
     const before = this.deps.onChanged ? await this.rendered(seriesId) : [];
     let n = 0;
@@ -86,11 +88,11 @@ export class QualityService {
     return ((await this.deps.quality.ofSeries([seriesId])).get(seriesId) ?? []).sort((a, b) => rank(a.timeframe) - rank(b.timeframe)).map(qualityRecord);
   }
 
-  /** Score every series; returns the number of records written. */
+  /** Score every series of the served exchanges; returns the number of records written. */
   async computeAll(nowMs: number): Promise<number> {
     let n = 0;
     const bases = new Map<string, Promise<number | null>>();
-    for (const id of await this.deps.series.allIds()) n += await this.computeSeries(id, nowMs, bases);
+    for (const { id } of await this.deps.series.list(this.deps.exchanges.names)) n += await this.computeSeries(id, nowMs, bases);
     return n;
   }
 

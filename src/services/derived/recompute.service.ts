@@ -106,7 +106,7 @@ export class RecomputeService {
       await rollUp();
       for (const tf of [own, ...coarser]) rows += await this.features.technical(seriesId, tf, bucketStart(startMs, tf), historyOf(tf));
     }
-    await this.features.funding(symbol); // the premium reads both venues' 1h
+    await this.features.funding(symbol, seriesId); // the premium reads the perpetual's and spot's 1h
     // The candles, their rollups and their features are committed: a subscriber may ask for them.
     await this.events?.candlesStored(seriesId, timeframe, startMs, endMs);
     await (quality ?? this.qualityOfSymbol(symbol, nowMs));
@@ -115,7 +115,7 @@ export class RecomputeService {
 
   /** After funding rates changed for one (perpetual) series, in [startMs, endMs] when known. */
   async afterFundingChanged(seriesId: number, startMs?: number, endMs?: number): Promise<void> {
-    await this.features.funding((await this.store.series.get(seriesId))!.symbol);
+    await this.features.funding((await this.store.series.get(seriesId))!.symbol, seriesId);
     if (startMs !== undefined && endMs !== undefined) await this.events?.fundingStored(seriesId, startMs, endMs);
   }
 

@@ -97,7 +97,7 @@ export class EventPublisher {
   async fundingStored(seriesId: number, firstMs: number, lastMs: number): Promise<void> {
     await this.safely(async () => {
       const [market, lsn] = await Promise.all([this.deps.store.series.get(seriesId), this.deps.store.walPosition()]);
-      if (!market || market.exchange !== this.deps.exchanges.perp) return;
+      if (!market || !this.deps.exchanges.isPerpetual(market.exchange)) return;
       const spotId = (await this.deps.store.series.idOf({ exchange: this.deps.exchanges.spot, symbol: market.symbol })) ?? null;
       const from = new Date(Math.max(firstMs, lastMs - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS['1h']));
       const to = new Date(lastMs);

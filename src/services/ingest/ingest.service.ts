@@ -8,7 +8,7 @@
 import type { Store } from '../../db/store';
 import type { Logger } from '../../logger';
 import type { Exchanges } from '../../domain/exchanges';
-import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
+import type { VenueAdapter } from '../../venues/venue';
 import type { QualityService } from '../derived/quality.service';
 import type { LiveWriter } from './live-writer';
 import type { IngestStatus } from './ingest-status';
@@ -17,7 +17,8 @@ import { SeriesFiller, type IngestTarget } from './series-filler';
 
 export interface SyncRequest {
   symbols: readonly string[];
-  roles: readonly ExchangeRole[];
+  /** Served exchanges' API names. */
+  exchanges: readonly string[];
   sinceMs: number;
 }
 
@@ -34,7 +35,10 @@ const LEADER_POLL_MS = 5_000;
 export interface IngestDeps {
   store: Store;
   exchanges: Exchanges;
-  adapters: Record<ExchangeRole, VenueAdapter>;
+  /** The served exchanges INGEST_SYMBOLS follows (INGEST_EXCHANGES). */
+  ingested: readonly string[];
+  /** By venue id (createVenueAdapters). */
+  adapters: ReadonlyMap<string, VenueAdapter>;
   writer: LiveWriter;
   quality: QualityService;
   status: IngestStatus;
@@ -50,14 +54,13 @@ export class IngestService {
   }
 
   /** The markets to ingest (their series created when new). */
-  async targets(symbols: readonly string[], roles: readonly ExchangeRole[]): Promise<IngestTarget[]> {
+  async targets(symbols: readonly string[], exchanges: readonly string[]): Promise<IngestTarget[]> {
     const out: IngestTarget[] = [];
     for (const symbol of symbols) {
-      for (const role of roles) {
-        const adapter = this.deps.adapters[role];
-        const exchange = this.deps.exchanges[role];
+      for (const exchange of exchanges) {
+        const adapter = this.deps.adapters.get(this.deps.exchanges.get(exchange)!.venue)!;
         const id = await this.deps.store.series.ensure({ exchange, symbol });
-        out.push({ role, exchange, symbol, instrument: adapter.instrument(symbol), adapter, series: { id, symbol } });
+        out.push({ exchange, symbol, instrument: adapter.instrument(symbol), adapter, series: { id, symbol } });
         this.deps.status.track(id, adapter.id, exchange, symbol);
       }
     }
@@ -67,13 +70,13 @@ export class IngestService {
   /** Backfill each series from `sinceMs` to its last closed candle, then score their quality. */
   async sync(req: SyncRequest): Promise<SyncSummary> {
     const started = performance.now();
-    const targets = await this.targets(req.symbols, req.roles);
+    const targets = await this.targets(req.symbols, req.exchanges);
     const before = this.totals();
     const series: SyncSummary['series'] = [];
     // The venues in parallel, each venue's series one after the other (one weight budget).
     await Promise.all(
-      req.roles.map(async (role) => {
-        for (const t of targets.filter((x) => x.role === role)) {
+      [...new Set(targets.map((t) => t.adapter))].map(async (adapter) => {
+        for (const t of targets.filter((x) => x.adapter === adapter)) {
           const got = await this.filler.backfill(t, req.sinceMs);
           const funding = await this.filler.funding(t, req.sinceMs);
           series.push({ exchange: t.exchange, symbol: t.symbol, venue: t.adapter.id, instrument: t.instrument, rows: got.rows, venue_gap_slots: got.gapSlots, funding_rows: funding });
@@ -88,7 +91,7 @@ export class IngestService {
   }
 
   /**
-   * Ingest `symbols` on both venues until the returned stop is called: wait to be the leader,
+   * Ingest `symbols` on the ingested exchanges until the returned stop is called: wait to be the leader,
    * backfill, follow. Losing the lock's connection (database restart) ends the session; the
    * loop then tries again, and the next session resumes from what is stored.
    */
@@ -112,7 +115,7 @@ export class IngestService {
             this.deps.status.role = 'leader';
             waiting = false;
             this.deps.log.info({ symbols }, 'ingest: leader; backfilling, then following the venues');
-            const targets = await this.targets(symbols, ['perp', 'spot']);
+            const targets = await this.targets(symbols, this.deps.ingested);
             current = new LiveSession(targets, this.deps.store, this.filler, this.deps.writer, this.deps.status, this.deps.quality, settings, this.deps.clock, this.deps.log);
             current.start();
             try {
@@ -145,7 +148,7 @@ export class IngestService {
       stop: async () => {
         stopped = true;
         // Requests and venue waits in progress end now, so the session's queues drain at once.
-        for (const a of Object.values(this.deps.adapters)) a.close();
+        for (const a of this.deps.adapters.values()) a.close();
         wake();
         await loop;
       },
@@ -154,6 +157,6 @@ export class IngestService {
   }
 
   private totals(): Record<string, { requests: number; weight: number }> {
-    return Object.fromEntries(Object.values(this.deps.adapters).map((a) => [a.id, { ...a.totals }]));
+    return Object.fromEntries([...this.deps.adapters.values()].map((a) => [a.id, { ...a.totals }]));
   }
 }

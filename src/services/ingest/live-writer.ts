@@ -141,7 +141,7 @@ export class LiveWriter {
       }
     }
     // The premium reads 1h closes: recomputed when an hour completed (or 1h+ was written).
-    if (TIMEFRAME_MS[tf] >= TIMEFRAME_MS['1h'] || completesBucket(first, end, '1h')) await features.funding(series.symbol);
+    if (TIMEFRAME_MS[tf] >= TIMEFRAME_MS['1h'] || completesBucket(first, end, '1h')) await features.funding(series.symbol, series.id);
   }
 
   /**
@@ -157,7 +157,7 @@ export class LiveWriter {
     if (rows.length === 0) return;
     await this.underLock(series.symbol, async (tx) => {
       await tx.funding.upsert(series.id, oneBatch(rows));
-      await this.features.on(tx).funding(series.symbol);
+      await this.features.on(tx).funding(series.symbol, series.id);
     });
     const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);
     const last = rows.reduce((t, r) => Math.max(t, r.time), -Infinity);

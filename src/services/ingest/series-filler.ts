@@ -10,12 +10,11 @@ import type { Store } from '../../db/store';
 import type { CandleInput } from '../../domain/csv-rows';
 import { ALIGN_TOLERANCE_MS } from '../../domain/ingest-settings';
 import { CANDLE_TIMEFRAMES, FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
-import type { VenueAdapter, ExchangeRole } from '../../venues/venue';
+import type { VenueAdapter } from '../../venues/venue';
 import type { LiveWriter, SeriesRef } from './live-writer';
 
-/** One market being ingested: a symbol on one venue, its instrument name there, its series. */
+/** One market being ingested: a symbol on one exchange, its instrument name at its venue, its series. */
 export interface IngestTarget {
-  role: ExchangeRole;
   exchange: string;
   symbol: string;
   instrument: string;

@@ -5,6 +5,7 @@ import { marketKey, type SeriesRepository, type SeriesRow } from '../../db/serie
 import { ingestLagSeconds, type IngestState, type MarketRef, type MarketSummary } from '../../domain/market';
 import type { RawParams } from '../../domain/params/param';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
+import type { Exchanges } from '../../domain/exchanges';
 import { FEATURE_TIMEFRAMES } from '../../domain/timeframe';
 import { formatTimestamp } from '../../domain/time';
 
@@ -17,6 +18,7 @@ export const INGEST_REPORT_STALE_MS = 30_000;
 export class MarketsService {
   constructor(
     private readonly endpoints: Pick<MarketEndpoints, 'markets' | 'market'>,
+    private readonly exchanges: Exchanges,
     private readonly series: SeriesRepository,
     private readonly candles: CandlesRepository,
     private readonly ingest: Pick<IngestRepository, 'status'>,
@@ -45,10 +47,10 @@ export class MarketsService {
     return this.endpoints.market.parse(raw, this.clock());
   }
 
-  /** Every market (of one venue when asked) with the first and last time per timeframe. */
+  /** Every market of the served exchanges (of one when asked) with the first and last time per timeframe. */
   async list(raw: RawParams): Promise<MarketSummary[]> {
     const { exchange } = this.endpoints.markets.parse(raw, this.clock());
-    return this.summaries(await this.series.list(exchange));
+    return this.summaries(await this.series.list(exchange === null ? this.exchanges.names : [exchange]));
   }
 
   /** Summaries of named markets, in order; an unknown market has empty coverage. */
