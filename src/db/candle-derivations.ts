@@ -48,25 +48,28 @@ ON CONFLICT (series_id, timeframe, time) DO UPDATE
 
 /**
  * First and last closed candle per series ($1) and timeframe (index lookups, no scans), the
- * first and last funding time, and the first and last closed minute of the perpetual's context
- * (`derivatives`), at $2 (now).
+ * first and last funding time with the newest settlement's interval (`hours`), and the first
+ * and last closed minute of the perpetual's context (`derivatives`), at $2 (now).
  */
 const coverageSql = (series: string, id: string) => `
 SELECT s.id AS series_id, tf.timeframe,
        ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = ${id} AND c.timeframe = tf.timeframe ORDER BY time LIMIT 1)`)} AS first,
-       ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = ${id} AND c.timeframe = tf.timeframe AND c.time + tf.period <= $2 ORDER BY time DESC LIMIT 1)`)} AS last
+       ${sqlTime(`(SELECT time FROM candles c WHERE c.series_id = ${id} AND c.timeframe = tf.timeframe AND c.time + tf.period <= $2 ORDER BY time DESC LIMIT 1)`)} AS last,
+       NULL::int AS hours
 FROM ${series}
 CROSS JOIN (VALUES ('1m', interval '1 minute'), ('5m', interval '5 minutes'), ('15m', interval '15 minutes'),
                    ('1h', interval '1 hour'), ('4h', interval '4 hours'), ('1d', interval '1 day')) AS tf(timeframe, period)
 UNION ALL
 SELECT s.id, 'funding',
        ${sqlTime(`(SELECT min(time) FROM funding_rates f WHERE f.series_id = ${id})`)},
-       ${sqlTime(`(SELECT max(time) FROM funding_rates f WHERE f.series_id = ${id} AND f.time <= $2)`)}
+       ${sqlTime(`(SELECT max(time) FROM funding_rates f WHERE f.series_id = ${id} AND f.time <= $2)`)},
+       (SELECT interval_hours::int FROM funding_rates f WHERE f.series_id = ${id} AND f.time <= $2 ORDER BY time DESC LIMIT 1)
 FROM ${series}
 UNION ALL
 SELECT s.id, 'derivatives',
        ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = ${id} AND d.timeframe = '1m' ORDER BY time LIMIT 1)`)},
-       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = ${id} AND d.timeframe = '1m' AND d.time + interval '1 minute' <= $2 ORDER BY time DESC LIMIT 1)`)}
+       ${sqlTime(`(SELECT time FROM derivatives d WHERE d.series_id = ${id} AND d.timeframe = '1m' AND d.time + interval '1 minute' <= $2 ORDER BY time DESC LIMIT 1)`)},
+       NULL
 FROM ${series}`;
 export const COVERAGE_SQL = coverageSql('unnest($1::int[]) AS s(id)', 's.id');
 /**

@@ -27,6 +27,8 @@ export type { CandleHistory };
 
 export interface CoverageRow extends Coverage {
   seriesId: number;
+  /** On the funding row: the interval of the newest settlement, in hours. */
+  hours: number | null;
 }
 
 /** Recompute the timeframes coarser than `from` over the buckets covering [startMs, endMs]. */
@@ -87,13 +89,13 @@ export class CandlesRepository {
    * and last funding time and context minute; timeframes without rows are left out.
    */
   async coverage(ids: readonly number[], now: Date): Promise<CoverageRow[]> {
-    type Row = { series_id: number; timeframe: Coverage['timeframe']; first: string | null; last: string | null };
+    type Row = { series_id: number; timeframe: Coverage['timeframe']; first: string | null; last: string | null; hours: number | null };
     const rows =
       this.engine === 'citus'
         ? (await Promise.all(ids.map((id) => this.db.query<Row>(COVERAGE_ONE_SQL, [id, now])))).flat()
         : await this.db.query<Row>(COVERAGE_SQL, [ids, now]);
     const out: CoverageRow[] = [];
-    for (const r of rows) if (r.first !== null) out.push({ seriesId: r.series_id, timeframe: r.timeframe, first: r.first, last: r.last });
+    for (const r of rows) if (r.first !== null) out.push({ seriesId: r.series_id, timeframe: r.timeframe, first: r.first, last: r.last, hours: r.hours });
     return out;
   }
 

@@ -11,6 +11,7 @@ import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from
 import type { QueryOptions, SqlSession } from './database';
 import type { DatabaseEngine } from './engine-layout';
 import { READ_ONLY, type PartitionGuard } from './partitions';
+import { hourlyRate, zscoreWindows } from './funding-windows';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
 /** Feature rows of the series $1 in [$3, $4] at timeframe $2, at most $5 each: the series, the time, one text per name. */
@@ -34,6 +35,65 @@ const FRESHNESS_SQL = `
     ORDER BY f.time DESC LIMIT 1
   ) l
   GROUP BY t.timeframe`;
+
+/**
+ * The funding features of perpetual series $1 (spot series $2; first settlement $3 when not hourly), its
+ * venue settling at most every `maxHours` hours (funding-windows.ts).
+ */
+function fundingFeaturesSql(engine: DatabaseEngine, maxHours: number): string {
+  const rate = zscoreWindows('r', hourlyRate('rate', 'interval_hours', maxHours), maxHours);
+  const premium = zscoreWindows('p', 'premium', maxHours);
+  // An hourly venue sums the last 24 and 168 rates; others the settlements in (t - 24 h, t] and
+  // (t - 7 d, t] (times are whole hours), once the history is that long.
+  const sums =
+    maxHours === 1
+      ? { windows: `w24 AS (ORDER BY time ROWS BETWEEN 23 PRECEDING AND CURRENT ROW), w168 AS (ORDER BY time ROWS BETWEEN 167 PRECEDING AND CURRENT ROW)`, day: 'r.n24 = 24', week: 'r.n168 = 168' }
+      : {
+          windows: `w24 AS (ORDER BY time RANGE BETWEEN interval '23 hours' PRECEDING AND CURRENT ROW), w168 AS (ORDER BY time RANGE BETWEEN interval '167 hours' PRECEDING AND CURRENT ROW)`,
+          day: `r.time - $3::timestamptz >= interval '24 hours'`,
+          week: `r.time - $3::timestamptz >= interval '7 days'`,
+        };
+  const closes =
+    engine === 'citus'
+      ? // A materialized CTE is planned on its own (the spot series' worker), the rest on the perpetual's.
+        `spot AS MATERIALIZED (SELECT time, close FROM candles WHERE series_id = $2 AND timeframe = '1h'), base AS (
+         SELECT f.time, f.rate, f.interval_hours, (p.close - sp.close) / sp.close AS premium
+         FROM funding_rates f
+         LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
+         LEFT JOIN spot sp ON sp.time = f.time - interval '1 hour'
+         WHERE f.series_id = $1`
+      : `base AS (
+         SELECT f.time, f.rate, f.interval_hours, (p.close - sp.close) / sp.close AS premium
+         FROM funding_rates f
+         LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
+         LEFT JOIN candles sp ON sp.timeframe = '1h' AND sp.time = f.time - interval '1 hour'
+           AND sp.series_id = $2
+         WHERE f.series_id = $1`;
+  return `WITH ${closes}
+       ), rates AS (
+         SELECT time, rate, interval_hours, premium, ${rate.aggregates},
+                count(*) OVER w24 AS n24, sum(rate) OVER w24 AS sum24,
+                count(*) OVER w168 AS n168, sum(rate) OVER w168 AS sum168
+         FROM base
+         WINDOW ${rate.windows}, ${sums.windows}
+       ), premiums AS (
+         SELECT time, ${premium.aggregates}
+         FROM base WHERE premium IS NOT NULL
+         WINDOW ${premium.windows}
+       )
+       INSERT INTO features (series_id, timeframe, time, funding_norm, funding_cumulative_24h, funding_cumulative_7d, premium_pct, premium_zscore)
+       SELECT $1, 'funding', r.time,
+              round((${rate.score('r', hourlyRate('r.rate', 'r.interval_hours', maxHours), 'r.interval_hours')})::numeric, 6),
+              CASE WHEN ${sums.day} THEN round(r.sum24, 6) END,
+              CASE WHEN ${sums.week} THEN round(r.sum168, 6) END,
+              round(r.premium * 100, 6),
+              round((${premium.score('pz', 'r.premium', 'r.interval_hours')})::numeric, 6)
+       FROM rates r LEFT JOIN premiums pz USING (time)
+       ON CONFLICT (series_id, timeframe, time) DO UPDATE SET
+         funding_norm = EXCLUDED.funding_norm, funding_cumulative_24h = EXCLUDED.funding_cumulative_24h,
+         funding_cumulative_7d = EXCLUDED.funding_cumulative_7d, premium_pct = EXCLUDED.premium_pct,
+         premium_zscore = EXCLUDED.premium_zscore`;
+}
 
 export class FeaturesRepository {
   constructor(
@@ -130,64 +190,21 @@ export class FeaturesRepository {
   }
 
   /**
-   * Funding and premium features of one perpetual series, over its whole funding history:
-   * funding_norm (z-score over the 720 rates ending at t, sample std), cumulative 24/168
-   * rates, premium_pct (premium x 100, premium from the 1h closes of the hour before t on
-   * both venues; null without a spot series) and premium_zscore (z-score over the last 720 available premiums).
+   * Funding and premium features of one perpetual series, over its whole funding history, its
+   * venue settling at most every `maxHours` hours: funding_norm (z-score of the hourly rate over
+   * the last floor(720 / h) settlements, sample std), the sums of the rates over 24 hours and 7
+   * days (24 and 168 rows on an hourly venue), premium_pct (premium x 100, premium from the 1h
+   * closes of the hour before t on both venues; null without a spot series) and premium_zscore
+   * (z-score over the last floor(720 / h) available premiums).
    */
-  async writeFundingFeatures(perpSeriesId: number, spotSeriesId: number | null): Promise<void> {
+  async writeFundingFeatures(perpSeriesId: number, spotSeriesId: number | null, maxHours = 1): Promise<void> {
     const [span] = await this.db.query<{ first: number | null; last: number | null }>(
       `SELECT ${sqlEpochMs('min(time)')} AS first, ${sqlEpochMs('max(time)')} AS last FROM funding_rates WHERE series_id = $1`,
       [perpSeriesId],
     );
     if (span.first === null || span.last === null) return;
     await this.partitions.ensure([{ table: 'features', timeframe: 'funding', fromMs: span.first, toMs: span.last }]);
-    await this.db.query(
-      `WITH ${
-        this.engine === 'citus'
-          ? // A materialized CTE is planned on its own (the spot series' worker), the rest on the perpetual's.
-            `spot AS MATERIALIZED (SELECT time, close FROM candles WHERE series_id = $2 AND timeframe = '1h'), base AS (
-         SELECT f.time, f.rate, (p.close - sp.close) / sp.close AS premium
-         FROM funding_rates f
-         LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
-         LEFT JOIN spot sp ON sp.time = f.time - interval '1 hour'
-         WHERE f.series_id = $1`
-          : `base AS (
-         SELECT f.time, f.rate, (p.close - sp.close) / sp.close AS premium
-         FROM funding_rates f
-         LEFT JOIN candles p ON p.series_id = f.series_id AND p.timeframe = '1h' AND p.time = f.time - interval '1 hour'
-         LEFT JOIN candles sp ON sp.timeframe = '1h' AND sp.time = f.time - interval '1 hour'
-           AND sp.series_id = $2
-         WHERE f.series_id = $1`
-      }
-       ), rates AS (
-         SELECT time, rate, premium,
-                count(*) OVER w720 AS n720, avg(rate) OVER w720 AS mean, stddev_samp(rate) OVER w720 AS sd,
-                count(*) OVER w24 AS n24, sum(rate) OVER w24 AS sum24,
-                count(*) OVER w168 AS n168, sum(rate) OVER w168 AS sum168
-         FROM base
-         WINDOW w720 AS (ORDER BY time ROWS BETWEEN 719 PRECEDING AND CURRENT ROW),
-                w24 AS (ORDER BY time ROWS BETWEEN 23 PRECEDING AND CURRENT ROW),
-                w168 AS (ORDER BY time ROWS BETWEEN 167 PRECEDING AND CURRENT ROW)
-       ), premiums AS (
-         SELECT time, count(*) OVER w AS n, avg(premium) OVER w AS mean, stddev_samp(premium) OVER w AS sd
-         FROM base WHERE premium IS NOT NULL
-         WINDOW w AS (ORDER BY time ROWS BETWEEN 719 PRECEDING AND CURRENT ROW)
-       )
-       INSERT INTO features (series_id, timeframe, time, funding_norm, funding_cumulative_24h, funding_cumulative_7d, premium_pct, premium_zscore)
-       SELECT $1, 'funding', r.time,
-              CASE WHEN r.n720 = 720 AND r.sd >= 1e-12 THEN round(((r.rate - r.mean) / r.sd)::float8::numeric, 6) END,
-              CASE WHEN r.n24 = 24 THEN round(r.sum24, 6) END,
-              CASE WHEN r.n168 = 168 THEN round(r.sum168, 6) END,
-              round(r.premium * 100, 6),
-              CASE WHEN pz.n = 720 AND pz.sd >= 1e-12 THEN round(((r.premium - pz.mean) / pz.sd)::float8::numeric, 6) END
-       FROM rates r LEFT JOIN premiums pz USING (time)
-       ON CONFLICT (series_id, timeframe, time) DO UPDATE SET
-         funding_norm = EXCLUDED.funding_norm, funding_cumulative_24h = EXCLUDED.funding_cumulative_24h,
-         funding_cumulative_7d = EXCLUDED.funding_cumulative_7d, premium_pct = EXCLUDED.premium_pct,
-         premium_zscore = EXCLUDED.premium_zscore`,
-      [perpSeriesId, spotSeriesId],
-    );
+    await this.db.query(fundingFeaturesSql(this.engine, maxHours), maxHours === 1 ? [perpSeriesId, spotSeriesId] : [perpSeriesId, spotSeriesId, new Date(span.first)]);
     await moveWatermarks(this.db, [perpSeriesId], 'funding', span.first, span.last);
   }
 

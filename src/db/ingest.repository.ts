@@ -68,20 +68,24 @@ export class IngestRepository {
   }
 
   /**
-   * Funding hours missing between the first and the newest stored rate of a series, neither
-   * stored nor known venue gaps, the oldest first, at most `limit`.
+   * Settlements missing between the first and the newest stored rate of a series, neither
+   * stored nor known venue gaps, the oldest first, at most `limit`: where two rows are further
+   * apart than the later one's interval, the slots at that interval between them. Each is
+   * [its hour, the hour plus its interval).
    */
   async missingFunding(seriesId: number, limit: number): Promise<Span[]> {
-    const rows = await this.db.query<{ t: number }>(
-      `SELECT ${sqlEpochMs('g.t')} AS t
-       FROM (SELECT min(time) AS lo, max(time) AS hi FROM funding_rates WHERE series_id = $1) span,
-            generate_series(span.lo, span.hi, interval '1 hour') AS g(t)
-       WHERE NOT EXISTS (SELECT 1 FROM funding_rates f WHERE f.series_id = $1 AND f.time = g.t)
+    const rows = await this.db.query<{ t: number; h: number }>(
+      `SELECT ${sqlEpochMs('g.t')} AS t, r.interval_hours AS h
+       FROM (
+         SELECT time, interval_hours, lag(time) OVER (ORDER BY time) AS prev FROM funding_rates WHERE series_id = $1
+       ) r
+       CROSS JOIN LATERAL generate_series(r.prev + make_interval(hours => r.interval_hours), r.time - interval '1 hour', make_interval(hours => r.interval_hours)) AS g(t)
+       WHERE r.prev IS NOT NULL AND r.time - r.prev > make_interval(hours => r.interval_hours)
          AND NOT EXISTS (SELECT 1 FROM venue_gaps v WHERE v.series_id = $1 AND v.timeframe = 'funding' AND g.t >= v.start_time AND g.t < v.end_time)
        ORDER BY g.t LIMIT $2`,
       [seriesId, limit],
     );
-    return slotRuns(rows.map((r) => r.t), FUNDING_INTERVAL_MS);
+    return rows.map((r) => [Number(r.t), Number(r.t) + r.h * FUNDING_INTERVAL_MS]);
   }
 
   /** Report the connection state of the series being followed, now. */

@@ -17,6 +17,9 @@ export interface FundingIntervals {
   defaultHours: number;
 }
 
+/** A venue settling every hour (Hyperliquid). */
+export const HOURLY_VENUE: FundingIntervals = { maxHours: 1, defaultHours: 1 };
+
 /** An exchange the service knows. */
 export interface ExchangeDefinition {
   /** Its default API name, and its key in the catalogue. */
@@ -34,7 +37,7 @@ export interface ExchangeDefinition {
  * basis of every perpetual are against `spot`; spot's consistency score compares with `perp`.
  */
 export const EXCHANGE_CATALOGUE: readonly ExchangeDefinition[] = [
-  { key: 'perp', variable: 'EXCHANGE_PERP', venue: 'hyperliquid', kind: 'perp', funding: { maxHours: 1, defaultHours: 1 } },
+  { key: 'perp', variable: 'EXCHANGE_PERP', venue: 'hyperliquid', kind: 'perp', funding: HOURLY_VENUE },
   { key: 'spot', variable: 'EXCHANGE_SPOT', venue: 'binance', kind: 'spot', funding: null },
 ];
 
@@ -90,6 +93,11 @@ export class Exchanges {
   /** The served exchange named `name` (as stored: lower-case), if served. */
   get(name: string): Exchange | undefined {
     return this.byName.get(name);
+  }
+
+  /** The longest funding interval of a served perpetual's venue, in hours (1 for anything else). */
+  fundingMaxHours(name: string): number {
+    return this.byName.get(name)?.funding?.maxHours ?? 1;
   }
 
   isPerpetual(name: string): boolean {

@@ -30,6 +30,10 @@ export interface Candle {
 export const TRADE_FLOW_FIELDS = ['trades', 'quote_volume', 'taker_buy_volume', 'taker_buy_quote_volume'] as const;
 export type TradeFlowField = (typeof TRADE_FLOW_FIELDS)[number];
 
+/** What `fields` may append to a funding row (GET /v1/funding). */
+export const FUNDING_ROW_FIELDS = ['interval_hours', 'rate_hourly'] as const;
+export type FundingRowField = (typeof FUNDING_ROW_FIELDS)[number];
+
 /** A minute (or a rollup's bucket) of a perpetual's context, as served. */
 export interface Derivatives {
   /** Open time. */
@@ -52,7 +56,12 @@ export interface Derivatives {
 
 export interface FundingRate {
   time: string;
+  /** The venue's rate for the settlement's interval. */
   rate: string;
+  /** Hours the settlement covers (an integer string). */
+  intervalHours: string;
+  /** rate / intervalHours, 8 places. */
+  rateHourly: string;
   /** Only on normalized reads: the 30-day z-score (null in warm-up or at zero deviation). */
   rateNormalized?: string | null;
   /** Only on normalized reads: (perp - spot) / spot on the previous hour's closes. */
@@ -121,6 +130,8 @@ export function ingestLagSeconds(lastClosedOpen: number, nowMs: number): number 
 
 export interface MarketSummary extends MarketRef {
   coverage: Coverage[];
+  /** A perpetual's current funding interval in hours: its newest settlement's (absent: none stored). */
+  fundingIntervalHours?: number;
 }
 
 /** A validated read of candles (GET /v1/ohlcv, GraphQL `market.candles`). */
@@ -160,6 +171,8 @@ export interface FundingRequest extends MarketRef {
   start: number;
   end: number;
   normalized: boolean;
+  /** The row fields asked for, in order; absent when none (the read and its tag as before). */
+  fields?: FundingRowField[];
 }
 
 export interface FeatureRequest extends MarketRef {

@@ -62,6 +62,17 @@ export function slotRuns(slots: Iterable<number>, periodMs: number): Span[] {
   return runs;
 }
 
+/** Spans sorted by start, adjacent ones joined. */
+export function mergeSpans(spans: readonly Span[]): Span[] {
+  const out: Span[] = [];
+  for (const [s, e] of spans) {
+    const last = out[out.length - 1];
+    if (last && last[1] === s) last[1] = e;
+    else out.push([s, e]);
+  }
+  return out;
+}
+
 /** The buckets of one coarser timeframe a rollup recomputes: open times in [startMs, endMs). */
 export interface RollupSpan {
   timeframe: CandleTimeframe;

@@ -82,6 +82,8 @@ export interface VenueAdapter {
    * on venues without funding.
    */
   funding?(instrument: string, startMs: number, endMs?: number): Promise<FundingRateInput[]>;
+  /** The venue's current funding interval of an instrument, in hours; absent: the exchange's default. */
+  fundingInterval?(instrument: string): Promise<number>;
   /** The context of `instruments` now (a snapshot); absent on venues without one. */
   contexts?(instruments: readonly string[]): Promise<ContextUpdate[]>;
   /** Follow the 1m candles of `instruments` (and their context, when asked), reconnecting until closed. */

@@ -261,7 +261,7 @@ describe.each(BUSES)('GraphQL subscriptions over WebSocket, events %s', (_bus, b
       const s = open(await srv.key('pro'));
       const plain = s.subscribe('subscription { fundingSettled(exchange: "perp", symbol: "BTC-USDT") { time rate rateNormalized premium } }');
       const normalized = s.subscribe('subscription { fundingSettled(exchange: "perp", symbol: "BTC-USDT", normalized: true) { time rate rateNormalized premium } }');
-      const probe = { time: 'probe', rate: '0', rateNormalized: null, premium: null };
+      const probe = { time: 'probe', rate: '0', intervalHours: '1', rateHourly: '0', rateNormalized: null, premium: null };
       await ready([plain, normalized], { type: 'funding', exchange: 'perp', symbol: 'BTC-USDT', rates: [{ plain: probe, normalized: probe }] });
       const hour = Date.UTC(2026, 2, 10, 14);
       await srv.services.writer.funding({ id: await seriesId('perp'), symbol: 'BTC-USDT' }, [{ time: hour, rate: '0.0000125' }]);

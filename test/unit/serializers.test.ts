@@ -43,15 +43,28 @@ describe('candles over REST', () => {
 
 describe('funding and features over REST', () => {
   it('names funding fields in snake_case, leaves out the normalized ones when absent, and writes null as null', () => {
-    const plain: FundingRate = { time: 't', rate: '0.00000100' };
-    const normalized: FundingRate = { time: 't', rate: '0.00000100', rateNormalized: null, premium: '0.00010000' };
-    expect(FUNDING_RATE.json(plain)).toBe('{"time":"t","rate":"0.00000100"}');
-    expect(FUNDING_RATE.json(normalized)).toBe(JSON.stringify({ time: 't', rate: '0.00000100', rate_normalized: null, premium: '0.00010000' }));
+    const plain: FundingRate = { time: 't', rate: '0.00000100', intervalHours: '8', rateHourly: '0.00000013' };
+    const normalized: FundingRate = { ...plain, rateNormalized: null, premium: '0.00010000' };
+    expect(FUNDING_RATE.json(plain)).toBe('{"time":"t","rate":"0.00000100","interval_hours":"8","rate_hourly":"0.00000013"}');
     expect(fundingCsvColumns({ normalized: false } as never)).toEqual(['time', 'rate']);
     const request = { symbol: 'BTC-USDT', exchange: 'perp', start: 0, end: 0, normalized: true };
     expect(FUNDING_REPRESENTATION.table(request, { count: 1, nextStart: null, data: [normalized] }).cells(normalized)).toEqual(['t', '0.00000100', null, '0.00010000']);
     const body = JSON.parse(Buffer.from(FUNDING_REPRESENTATION.json(request, { count: 2, nextStart: null, data: [plain, normalized] })).toString());
     expect(body.data).toEqual([{ time: 't', rate: '0.00000100' }, { time: 't', rate: '0.00000100', rate_normalized: null, premium: '0.00010000' }]);
+  });
+
+  it('appends the interval and the hourly rate in the order `fields` asks, after the normalized ones', () => {
+    const row: FundingRate = { time: 't', rate: '0.00008000', intervalHours: '8', rateHourly: '0.00001000', rateNormalized: '1.5', premium: null };
+    const plain = { symbol: 'BTC-USDT', exchange: 'binance-perp', start: 0, end: 0, normalized: false, fields: ['rate_hourly', 'interval_hours'] } as const;
+    const text = Buffer.from(FUNDING_REPRESENTATION.json({ ...plain, fields: [...plain.fields] }, { count: 1, nextStart: null, data: [{ ...row, rateNormalized: undefined, premium: undefined }] })).toString();
+    expect(text).toContain('{"time":"t","rate":"0.00008000","rate_hourly":"0.00001000","interval_hours":"8"}');
+    const normalized = { ...plain, normalized: true, fields: ['interval_hours' as const] };
+    expect(fundingCsvColumns(normalized)).toEqual(['time', 'rate', 'rate_normalized', 'premium', 'interval_hours']);
+    const table = FUNDING_REPRESENTATION.table(normalized, { count: 1, nextStart: null, data: [row] });
+    expect(table.cells(row)).toEqual(['t', '0.00008000', '1.5', null, '8']);
+    expect(fundingCsvColumns({ ...plain, fields: ['interval_hours'] })).toEqual(['time', 'rate', 'interval_hours']);
+    expect(FUNDING_REPRESENTATION.table({ ...plain, fields: ['interval_hours'] }, { count: 1, nextStart: null, data: [row] }).cells(row)).toEqual(['t', '0.00008000', '8']);
+    expect([table.integer?.('interval_hours'), table.scaleOf('rate_hourly')]).toEqual([true, 8]);
   });
 
   it('asks the database for rows in a template of the request\'s names, and joins them into the page', () => {

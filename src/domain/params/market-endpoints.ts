@@ -38,6 +38,7 @@ import {
   SYMBOLS,
   TIMEFRAME,
   TRADE_FLOW,
+  FUNDING_FIELDS,
 } from './market-params';
 import type { RawParams } from './param';
 import { defineEndpoint, type ParamMap, type EndpointRule } from './endpoint';
@@ -95,7 +96,7 @@ export function marketEndpoints(exchanges: Exchanges) {
 
   const funding = defineEndpoint(
     'funding',
-    { symbol: SYMBOL, exchange, start: START, end: END, normalized: NORMALIZED },
+    { symbol: SYMBOL, exchange, start: START, end: END, normalized: NORMALIZED, fields: FUNDING_FIELDS },
     (v, nowMs): FundingRequest => ({ ...v, end: v.end ?? nowMs, normalized: v.normalized ?? false }),
     {
       rules: [perpOnly(), timeRange()],

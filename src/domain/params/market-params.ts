@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { FEATURE_NAMES } from '../feature-catalogue';
-import { TRADE_FLOW_FIELDS } from '../market';
+import { FUNDING_ROW_FIELDS, TRADE_FLOW_FIELDS } from '../market';
 import { parseTimestamp } from '../time';
 import { CANDLE_TIMEFRAMES, FEATURE_TIMEFRAMES } from '../timeframe';
 import { listParam, param, type Param } from './param';
@@ -126,6 +126,17 @@ export const TRADE_FLOW = listParam('fields', {
   schema: z.enum(TRADE_FLOW_FIELDS),
   description: `Trade-flow values to append to each row, in the order asked, of ${TRADE_FLOW_FIELDS.join(', ')} (null where the venue gives none).`,
   message: (t) => `unknown fields: ${t} (one of ${TRADE_FLOW_FIELDS.join(', ')})`,
+  graphql: { omit: true },
+});
+
+/**
+ * `fields` on /v1/funding: each settlement's interval and hourly rate, appended in the order
+ * asked. REST only: GraphQL funding rows select them like any field.
+ */
+export const FUNDING_FIELDS = listParam('fields', {
+  schema: z.enum(FUNDING_ROW_FIELDS),
+  description: `Values to append to each row, in the order asked, of ${FUNDING_ROW_FIELDS.join(', ')}: the hours the settlement covers, and rate / interval_hours.`,
+  message: (t) => `unknown fields: ${t} (one of ${FUNDING_ROW_FIELDS.join(', ')})`,
   graphql: { omit: true },
 });
 

@@ -4,7 +4,7 @@
  * method REST calls (validation, tier rules, values); loaders batch the reads across markets.
  */
 import type { GraphQLResolveInfo } from 'graphql';
-import { Args, Ctx, FieldResolver, Info, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import { TRADE_FLOW_FIELDS, type MarketRef } from '../../domain/market';
 import type { MarketEndpoints } from '../../domain/params/market-endpoints';
 import type { CandlesService } from '../../services/reads/candles.service';
@@ -59,6 +59,11 @@ export class MarketResolver {
   @FieldResolver(() => [CoverageType], { nullable: true, description: 'First and last closed candle time per timeframe (and funding).' })
   async coverage(@Root() m: MarketRef, @Ctx() ctx: GqlContext): Promise<CoverageType[]> {
     return (await ctx.loaders.coverage.load({ exchange: m.exchange, symbol: m.symbol })).coverage;
+  }
+
+  @FieldResolver(() => Int, { nullable: true, description: "A perpetual's current funding interval in hours (its newest settlement's); null on spot or before any." })
+  async fundingIntervalHours(@Root() m: MarketRef, @Ctx() ctx: GqlContext): Promise<number | null> {
+    return (await ctx.loaders.coverage.load({ exchange: m.exchange, symbol: m.symbol })).fundingIntervalHours ?? null;
   }
 
   @FieldResolver(() => IngestStatusType, { nullable: true, description: 'Live ingestion from the venue; null when nothing ingests this market.' })

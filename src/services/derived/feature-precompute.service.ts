@@ -167,9 +167,13 @@ export class FeaturePrecomputeService {
     const spotMarket = { exchange: this.exchanges.spot, symbol };
     const ids = await this.store.series.idsOf([...perps, spotMarket]);
     const spot = ids.get(marketKey(spotMarket)) ?? null;
-    const perpIds = perps.map((m) => ids.get(marketKey(m))).filter((id): id is number => id !== undefined);
-    for (const perp of perpIds.includes(changed!) ? [changed!] : perpIds) {
-      await this.store.transaction((tx) => tx.features.writeFundingFeatures(perp, spot));
+    const found = perps.flatMap((m) => {
+      const id = ids.get(marketKey(m));
+      return id === undefined ? [] : [{ id, maxHours: this.exchanges.fundingMaxHours(m.exchange) }];
+    });
+    const changedOne = found.filter((p) => p.id === changed);
+    for (const perp of changedOne.length > 0 ? changedOne : found) {
+      await this.store.transaction((tx) => tx.features.writeFundingFeatures(perp.id, spot, perp.maxHours));
     }
   }
 }

@@ -102,7 +102,7 @@ export class EventPublisher {
       const from = new Date(Math.max(firstMs, lastMs - (MAX_EVENT_ROWS - 1) * TIMEFRAME_MS['1h']));
       const to = new Date(lastMs);
       const plain = (await this.deps.store.funding.pages([seriesId], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
-      const normalized = (await this.deps.store.funding.normalizedPages([[seriesId, spotId]], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
+      const normalized = (await this.deps.store.funding.normalizedPages([{ id: seriesId, spot: spotId, maxHours: this.deps.exchanges.fundingMaxHours(market.exchange) }], from, to, MAX_EVENT_ROWS)).get(seriesId) ?? [];
       const byTime = new Map(normalized.map((r) => [r.time, r]));
       const rates = plain.flatMap((p) => {
         const n = byTime.get(p.time);

@@ -207,7 +207,8 @@ export class ImportService {
     const track: Tracker = { rows: 0, from: null, to: null };
     const seriesId = await this.store.transaction(async (tx) => {
       const id = await tx.series.ensure({ exchange, symbol: market.symbol });
-      await tx.funding.upsert(id, () => rowBatches(file, FUNDING_HEADER, track, parseFundingRow));
+      const f = this.exchanges.get(exchange)!.funding!;
+      await tx.funding.upsert(id, () => rowBatches(file, FUNDING_HEADER, track, parseFundingRow), { maxHours: f.maxHours, firstHours: f.defaultHours });
       return id;
     });
     return { seriesId, exchange, symbol: market.symbol, ...track };

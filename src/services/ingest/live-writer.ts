@@ -6,6 +6,7 @@
  * their rollups (nothing derived reads them: no symbol lock). One symbol's writes in order of
  * arrival, a few symbols at once. What was stored is reported after the commit (metrics, events).
  */
+import { HOURLY, type SettlementIntervals } from '../../db/funding.repository';
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
 import type { CandleInput, FundingRateInput } from '../../domain/csv-rows';
@@ -152,11 +153,11 @@ export class LiveWriter {
     return this.symbols.run(symbol, () => this.slots.run(() => this.store.symbolTransaction(symbol, fn)));
   }
 
-  /** Store funding rates of a perpetual series, then the symbol's funding features. */
-  async funding(series: SeriesRef, rows: readonly FundingRateInput[]): Promise<void> {
+  /** Store funding rates of a perpetual series (settling as `intervals` says), then the symbol's funding features. */
+  async funding(series: SeriesRef, rows: readonly FundingRateInput[], intervals: SettlementIntervals = HOURLY): Promise<void> {
     if (rows.length === 0) return;
     await this.underLock(series.symbol, async (tx) => {
-      await tx.funding.upsert(series.id, oneBatch(rows));
+      await tx.funding.upsert(series.id, oneBatch(rows), intervals);
       await this.features.on(tx).funding(series.symbol, series.id);
     });
     const first = rows.reduce((t, r) => Math.min(t, r.time), Infinity);

@@ -9,7 +9,8 @@
 import type { Store } from '../../db/store';
 import type { CandleInput } from '../../domain/csv-rows';
 import { ALIGN_TOLERANCE_MS } from '../../domain/ingest-settings';
-import { CANDLE_TIMEFRAMES, FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
+import { HOURLY_VENUE, type FundingIntervals } from '../../domain/exchanges';
+import { CANDLE_TIMEFRAMES, FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen, mergeSpans, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
 import type { VenueAdapter } from '../../venues/venue';
 import type { LiveWriter, SeriesRef } from './live-writer';
 
@@ -20,6 +21,8 @@ export interface IngestTarget {
   instrument: string;
   adapter: VenueAdapter;
   series: SeriesRef;
+  /** How the exchange settles funding (absent: hourly). */
+  funding?: FundingIntervals | null;
 }
 
 export interface FillSummary {
@@ -126,26 +129,29 @@ export class SeriesFiller {
     const latest = await this.store.funding.latestTime(t.series.id);
     const rows = await t.adapter.funding(t.instrument, latest === null ? sinceMs : latest + 1);
     const fresh = latest === null ? rows : rows.filter((r) => r.time > latest);
-    await this.writer.funding(t.series, fresh);
+    const f = t.funding ?? HOURLY_VENUE;
+    // The venue's current interval is a first row's (asked only then: later rows follow the stored ones).
+    const firstHours = latest === null && fresh.length > 0 ? ((await t.adapter.fundingInterval?.(t.instrument)) ?? f.defaultHours) : f.defaultHours;
+    await this.writer.funding(t.series, fresh, { maxHours: f.maxHours, firstHours });
     return fresh.length + (await this.repairFunding(t));
   }
 
   /**
-   * Hours missing inside the stored range (a settlement stamped late that an older rule dropped,
-   * a page cut short): asked of the venue once, in one range; those it still lacks become known
+   * Settlements missing inside the stored range, at the series' interval (a settlement stamped
+   * late that an older rule dropped, a page cut short): asked of the venue once, in one range; those it still lacks become known
    * venue gaps, never asked again. Returns the rows stored.
    */
   private async repairFunding(t: IngestTarget): Promise<number> {
-    const runs = await this.store.ingest.missingFunding(t.series.id, MISSING_LOOKUP);
-    if (runs.length === 0 || !t.adapter.funding) return 0;
-    const hours = new Set<number>();
-    for (const [s, e] of runs) for (let h = s; h < e; h += FUNDING_INTERVAL_MS) hours.add(h);
+    const slots = await this.store.ingest.missingFunding(t.series.id, MISSING_LOOKUP);
+    if (slots.length === 0 || !t.adapter.funding) return 0;
+    const missing = new Map(slots.map((s) => [s[0], s]));
     // Hour h holds settlements stamped in [h - 5 s, h + 1 h - 5 s).
-    const rows = await t.adapter.funding(t.instrument, runs[0][0] - ALIGN_TOLERANCE_MS, runs[runs.length - 1][1] - ALIGN_TOLERANCE_MS - 1);
-    const found = rows.filter((r) => hours.has(r.time));
-    await this.writer.funding(t.series, found);
-    for (const r of found) hours.delete(r.time);
-    await this.store.ingest.recordGaps(t.series.id, 'funding', slotRuns([...hours].sort((a, b) => a - b), FUNDING_INTERVAL_MS));
+    const rows = await t.adapter.funding(t.instrument, slots[0][0] - ALIGN_TOLERANCE_MS, slots[slots.length - 1][0] + FUNDING_INTERVAL_MS - ALIGN_TOLERANCE_MS - 1);
+    const found = rows.filter((r) => missing.has(r.time));
+    const f = t.funding ?? HOURLY_VENUE;
+    await this.writer.funding(t.series, found, { maxHours: f.maxHours, firstHours: f.defaultHours });
+    for (const r of found) missing.delete(r.time);
+    await this.store.ingest.recordGaps(t.series.id, 'funding', mergeSpans([...missing.values()].sort((a, b) => a[0] - b[0])));
     return found.length;
   }
 

@@ -60,7 +60,7 @@ export class FundingService {
       scope,
       read: async () => {
         if (seriesId === null) return { page: emptyPage<FundingRate>(), mark: null };
-        const normalized = request.normalized ? { spot: spotId } : null;
+        const normalized = request.normalized ? { spot: spotId, maxHours: this.exchanges.fundingMaxHours(request.exchange) } : null;
         return this.funding.page(seriesId, normalized, new Date(request.start), new Date(request.end), MAX_ROWS, scope);
       },
     };
@@ -76,7 +76,7 @@ export class FundingService {
       fetch: (p, ids, limit) =>
         p.request.normalized
           ? this.funding.normalizedPages(
-              ids.map((id) => [id, spotOf.get(id) ?? null]),
+              ids.map((id) => ({ id, spot: spotOf.get(id) ?? null, maxHours: this.exchanges.fundingMaxHours(p.request.exchange) })),
               new Date(p.request.start),
               new Date(p.request.end),
               limit,

@@ -15,6 +15,12 @@ const COVERAGE_ORDER: readonly string[] = [...FEATURE_TIMEFRAMES, 'derivatives']
 /** A report older than this means the ingesting process is gone: shown as not connected. */
 export const INGEST_REPORT_STALE_MS = 30_000;
 
+/** A perpetual's current funding interval, from its coverage's funding row. */
+function fundingInterval(coverage: readonly CoverageRow[] = []): { fundingIntervalHours?: number } {
+  const hours = coverage.find((c) => c.timeframe === 'funding')?.hours;
+  return hours === null || hours === undefined ? {} : { fundingIntervalHours: hours };
+}
+
 export class MarketsService {
   constructor(
     private readonly endpoints: Pick<MarketEndpoints, 'markets' | 'market'>,
@@ -80,6 +86,7 @@ export class MarketsService {
       coverage: (byId.get(s.id) ?? [])
         .sort((a, b) => rank(a.timeframe) - rank(b.timeframe))
         .map((c) => ({ timeframe: c.timeframe, first: c.first, last: c.last })),
+      ...fundingInterval(byId.get(s.id)),
     }));
   }
 }
