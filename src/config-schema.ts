@@ -67,6 +67,7 @@ export const envSchema = z
     UPGRADE_URL: z.string().url().default('https://example.com/pricing'),
     EXCHANGE_PERP: exchangeName.default('perp'),
     EXCHANGE_SPOT: exchangeName.default('spot'),
+    EXCHANGE_BINANCE_PERP: exchangeName.default('binance-perp'),
     // The served exchanges (API names), in /v1/markets order; unset: every one.
     EXCHANGES: optionalString,
     // Unset: true, unless INGEST_SYMBOLS is set (then the venues' data, not the demo's).
@@ -85,8 +86,11 @@ export const envSchema = z
     HYPERLIQUID_WS_URL: venueUrl('wss://api.hyperliquid.xyz/ws', /^(wss?):/),
     BINANCE_API_URL: venueUrl('https://api.binance.com', /^(https?):/),
     BINANCE_WS_URL: venueUrl('wss://stream.binance.com:9443', /^(wss?):/),
+    BINANCE_FUTURES_API_URL: venueUrl('https://fapi.binance.com', /^(https?):/),
+    BINANCE_FUTURES_WS_URL: venueUrl('wss://fstream.binance.com', /^(wss?):/),
     HYPERLIQUID_WEIGHT_PER_MINUTE: weightPerMinute(600),
     BINANCE_WEIGHT_PER_MINUTE: weightPerMinute(3000),
+    BINANCE_FUTURES_WEIGHT_PER_MINUTE: weightPerMinute(2400),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Retention per candle timeframe (docs/OPERATIONS.md, Partitions and retention): unset keeps everything.
     RETENTION_1M: optionalRetention,

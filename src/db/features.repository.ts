@@ -14,9 +14,12 @@ import { READ_ONLY, type PartitionGuard } from './partitions';
 import { hourlyRate, zscoreWindows } from './funding-windows';
 import { groupBySeries, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
-/** Feature rows of the series $1 in [$3, $4] at timeframe $2, at most $5 each: the series, the time, one text per name. */
-const rowsSql = (names: readonly string[]) => `SELECT s.id AS series_id, ${sqlTime('x.time')} AS time, ${names.map((n) => `x.${n}::text AS ${n}`).join(', ')}
-   FROM unnest($1::int[]) AS s(id)
+/**
+ * Feature rows of the series $1 in [$3, $4] at timeframe $2, at most $5 each: the series, the
+ * time, one text per name. `one` ($1::int): a single series, the form Citus runs on its worker.
+ */
+const rowsSql = (names: readonly string[], one?: string) => `SELECT s.id AS series_id, ${sqlTime('x.time')} AS time, ${names.map((n) => `x.${n}::text AS ${n}`).join(', ')}
+   FROM ${one ? `(VALUES (${one})) AS s(id)` : 'unnest($1::int[]) AS s(id)'}
    CROSS JOIN LATERAL (
      SELECT time, ${names.join(', ')} FROM features
      WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4
@@ -109,12 +112,20 @@ export class FeaturesRepository {
    * `names` come from the catalogue (validated by the read), never raw user input.
    */
   async pages(ids: readonly number[], timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number): Promise<Map<number, FeatureRow[]>> {
+    if (this.engine === 'citus') {
+      // One statement per series, each naming one value of the distribution column (Citus cannot push down the LATERAL form).
+      const each = await Promise.all(ids.map((id) => this.db.query<WithSeries<FeatureRow>>(rowsSql(names, '$1::int'), [id, timeframe, start, end, limit])));
+      return groupBySeries(each.flat());
+    }
     return groupBySeries(await this.db.query<WithSeries<FeatureRow>>(rowsSql(names), [ids, timeframe, start, end, limit]));
   }
 
   /** One series' rows as `pages` gives them, with the watermark of `scope` read in the same statement when given. */
   async page(id: number, timeframe: FeatureTimeframe, names: readonly string[], start: Date, end: Date, limit: number, scope: WatermarkScope | null): Promise<MarkedPage<FeatureRow>> {
-    const { rows, mark } = await readMarked<FeatureRow>(this.db, rowsSql(names), names.length + 2, [[id], timeframe, start, end, limit + 1], scope);
+    const { rows, mark } =
+      this.engine === 'citus'
+        ? await readMarked<FeatureRow>(this.db, rowsSql(names, '$1::int'), names.length + 2, [id, timeframe, start, end, limit + 1], scope)
+        : await readMarked<FeatureRow>(this.db, rowsSql(names), names.length + 2, [[id], timeframe, start, end, limit + 1], scope);
     return { page: pageOf(rows, limit, (r) => r.time), mark };
   }
 

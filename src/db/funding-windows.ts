@@ -43,7 +43,7 @@ export const hourlyRate = (rate: string, interval: string, maxHours: number) => 
  * Recomputes interval_hours of series $1 from the last row before $2 on (or from its first row):
  * the hours since the previous settlement when at most $3 (the venue's longest interval), else
  * the interval before it; $4 for a first row. Only rows whose interval changes are written;
- * their times (epoch ms) are returned, for the watermarks.
+ * their times are returned, for the watermarks.
  */
 export const RECOMPUTE_INTERVALS_SQL = `WITH anchor AS (
     SELECT time, interval_hours FROM funding_rates WHERE series_id = $1 AND time < $2 ORDER BY time DESC LIMIT 1
@@ -62,4 +62,4 @@ export const RECOMPUTE_INTERVALS_SQL = `WITH anchor AS (
   UPDATE funding_rates f SET interval_hours = c.hours
   FROM computed c
   WHERE f.series_id = $1 AND f.time = c.time AND f.interval_hours <> c.hours
-  RETURNING (extract(epoch FROM f.time) * 1000)::int8 AS t`;
+  RETURNING f.time AS t`; // a plain column: Citus allows no function in RETURNING

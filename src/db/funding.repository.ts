@@ -147,10 +147,10 @@ export class FundingRepository {
     await bulkUpsert(this.db, { table: 'funding_rates', columns: ['series_id', 'time', 'rate'], key: ['series_id', 'time'] }, lines);
     if (fromMs > toMs) return;
     // A row's interval depends on the row before it: writing one may change those after it.
-    const changed = await this.db.query<{ t: number }>(RECOMPUTE_INTERVALS_SQL, [seriesId, new Date(fromMs), intervals.maxHours, intervals.firstHours]);
+    const changed = await this.db.query<{ t: Date }>(RECOMPUTE_INTERVALS_SQL, [seriesId, new Date(fromMs), intervals.maxHours, intervals.firstHours]);
     for (const { t } of changed) {
-      fromMs = Math.min(fromMs, Number(t));
-      toMs = Math.max(toMs, Number(t));
+      fromMs = Math.min(fromMs, new Date(t).getTime());
+      toMs = Math.max(toMs, new Date(t).getTime());
     }
     await moveWatermarks(this.db, [seriesId], 'funding', fromMs, toMs);
   }

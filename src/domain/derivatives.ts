@@ -76,34 +76,41 @@ function nextRow(row: DerivativesInput, c: PerpContext): DerivativesInput {
 }
 
 /**
- * The minutes being recorded, per key (a series): `update` folds a context received at
- * `receivedMs` into its minute, `close` hands over the minutes that have ended. An update for a
- * minute older than the one open (the clock stepped back) is dropped: a written minute is final.
+ * The minutes being recorded, per key (a series): `update` folds a context into the minute of
+ * `atMs` (when it was received, or the moment a venue's late answer describes), `close` hands
+ * over the minutes that have ended. A minute stays open `settleMs` past its end for values a
+ * venue publishes only once it closed (Binance USD-M's premium kline); with 0, a new minute's
+ * update ends the one before at once. An update for a minute already handed over is dropped: a
+ * written minute is final.
  */
 export class ContextMinutes<K> {
-  private readonly open = new Map<K, DerivativesInput>();
+  /** Per key, the open minutes, oldest first: the current one, and the one before while it settles. */
+  private readonly open = new Map<K, DerivativesInput[]>();
 
-  /** Fold in an update; returns the key's previous minute when this update ended it. */
-  update(key: K, c: PerpContext, receivedMs: number): DerivativesInput | null {
-    const minute = Math.floor(receivedMs / MINUTE) * MINUTE;
-    const row = this.open.get(key);
-    if (row && row.time === minute) {
-      this.open.set(key, nextRow(row, c));
+  constructor(private readonly settleMs = 0) {}
+
+  /** Fold in an update; returns the key's minute this update ended, if any. */
+  update(key: K, c: PerpContext, atMs: number): DerivativesInput | null {
+    const minute = Math.floor(atMs / MINUTE) * MINUTE;
+    const rows = this.open.get(key) ?? [];
+    const at = rows.findIndex((r) => r.time === minute);
+    if (at >= 0) {
+      rows[at] = nextRow(rows[at], c);
       return null;
     }
-    if (row && row.time > minute) return null;
-    this.open.set(key, firstRow(minute, c));
-    return row ?? null;
+    if (rows.length > 0 && rows[rows.length - 1].time > minute) return null;
+    rows.push(firstRow(minute, c));
+    this.open.set(key, rows);
+    const keep = this.settleMs > 0 ? 2 : 1;
+    return rows.length > keep ? rows.shift()! : null;
   }
 
-  /** The minutes that ended by `nowMs` (final), removed from the open ones. */
+  /** The minutes that ended (and settled) by `nowMs`, final, removed from the open ones. */
   close(nowMs: number): Array<[K, DerivativesInput]> {
     const out: Array<[K, DerivativesInput]> = [];
-    for (const [key, row] of this.open) {
-      if (row.time + MINUTE <= nowMs) {
-        out.push([key, row]);
-        this.open.delete(key);
-      }
+    for (const [key, rows] of this.open) {
+      while (rows.length > 0 && rows[0].time + MINUTE + this.settleMs <= nowMs) out.push([key, rows.shift()!]);
+      if (rows.length === 0) this.open.delete(key);
     }
     return out;
   }

@@ -39,6 +39,8 @@ export interface ExchangeDefinition {
 export const EXCHANGE_CATALOGUE: readonly ExchangeDefinition[] = [
   { key: 'perp', variable: 'EXCHANGE_PERP', venue: 'hyperliquid', kind: 'perp', funding: HOURLY_VENUE },
   { key: 'spot', variable: 'EXCHANGE_SPOT', venue: 'binance', kind: 'spot', funding: null },
+  // Binance USD-M perpetuals: 8-hourly unless fundingInfo says otherwise (4 or 1 on some symbols).
+  { key: 'binance-perp', variable: 'EXCHANGE_BINANCE_PERP', venue: 'binance-perp', kind: 'perp', funding: { maxHours: 8, defaultHours: 8 } },
 ];
 
 /** A served exchange: its definition under its configured API name. */

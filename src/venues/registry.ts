@@ -4,6 +4,7 @@
  * (domain/exchanges.ts); the other steps: CONTRIBUTING.md, "Add a venue".
  */
 import type { IngestConfig } from '../config';
+import { BinancePerpVenue } from './binance-perp.venue';
 import { BinanceVenue } from './binance.venue';
 import { HyperliquidVenue } from './hyperliquid.venue';
 import type { VenueAdapter, VenueObserver } from './venue';
@@ -13,6 +14,7 @@ export function createVenueAdapters(config: IngestConfig, venues: readonly strin
   const adapters: Record<string, () => VenueAdapter> = {
     hyperliquid: () => new HyperliquidVenue({ ...config.hyperliquid, ...common }),
     binance: () => new BinanceVenue({ ...config.binance, ...common }),
+    'binance-perp': () => new BinancePerpVenue({ ...config.binanceFutures, ...common }),
   };
   return new Map([...new Set(venues)].map((v) => [v, adapters[v]()]));
 }

@@ -30,6 +30,8 @@ export interface VenueRequest {
   weight: number;
   /** Extra weight the answer turns out to cost (e.g. per item returned). */
   extraWeight?: (json: unknown) => number;
+  /** An endpoint's own limit besides the venue's (`budget`), taken first: one unit a request. */
+  endpointBudget?: WeightBudget;
 }
 
 const BACKOFF_BASE_MS = 500;
@@ -80,6 +82,11 @@ export class VenueHttp {
     this.timeoutMs = o.timeoutMs ?? 15_000;
   }
 
+  /** A budget of `requests` per `windowMs` for an endpoint (VenueRequest.endpointBudget). */
+  endpointBudget(requests: number, windowMs: number): WeightBudget {
+    return new WeightBudget(requests, this.now, (ms) => this.sleep(ms), windowMs);
+  }
+
   /** Abort every request and wait in progress (shutdown). */
   close(): void {
     this.stop.abort();
@@ -90,6 +97,7 @@ export class VenueHttp {
     for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, String(v));
     let rateLimited = 0;
     for (let attempt = 0; ; attempt++) {
+      await req.endpointBudget?.take(1);
       await this.budget.take(req.weight);
       this.totals.requests++;
       this.spend(req.weight);

@@ -50,6 +50,8 @@ export interface ClosedCandle {
 export interface ContextUpdate {
   instrument: string;
   context: PerpContext;
+  /** The moment the values describe when not now (a closed minute's values asked after it). */
+  atMs?: number;
 }
 
 export interface CandleStreamHandlers {
@@ -90,6 +92,13 @@ export interface VenueAdapter {
   follow(instruments: readonly string[], handlers: CandleStreamHandlers): CandleStream;
   /** Requests made and weight spent since start. */
   readonly totals: { requests: number; weight: number };
+  /** How long after a minute's end the venue's values of it may still arrive (ContextMinutes); absent: 0. */
+  readonly contextSettleMs?: number;
+  /**
+   * The instruments the venue lists now; absent: every instrument is assumed listed. One it
+   * does not list is logged once and skipped there.
+   */
+  listed?(): Promise<Set<string>>;
   /** Abort requests and waits in progress. */
   close(): void;
 }

@@ -1,5 +1,6 @@
 /**
- * A venue's request-weight budget per minute, shared by every caller in this process: requests
+ * A venue's request-weight budget per minute (or per a longer window: some endpoints have their
+ * own, Binance USD-M's funding history 500 per 5 minutes), shared by every caller in this process: requests
  * take their weight before they are sent and wait (in order) while the last 60 s already spent
  * the budget. A 429/418 closes the budget until its Retry-After; the venue's own report of
  * weight used (Binance X-MBX-USED-WEIGHT-1M) is adopted when it exceeds what was counted here
@@ -16,6 +17,7 @@ export class WeightBudget {
     readonly perMinute: number,
     private readonly now: () => number = Date.now,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly windowMs = WINDOW_MS,
   ) {}
 
   /** Weight spent over the last minute. */
@@ -41,7 +43,7 @@ export class WeightBudget {
         let until = t;
         for (const s of this.spent) {
           free += s.weight;
-          until = s.at + WINDOW_MS;
+          until = s.at + this.windowMs;
           if (free >= w) break;
         }
         await this.sleep(Math.max(1, until - t));
@@ -74,7 +76,7 @@ export class WeightBudget {
   }
 
   private expire(): void {
-    const cutoff = this.now() - WINDOW_MS;
+    const cutoff = this.now() - this.windowMs;
     let i = 0;
     while (i < this.spent.length && this.spent[i].at <= cutoff) i++;
     if (i) this.spent.splice(0, i);

@@ -23,28 +23,37 @@ const badRequest = (code: number, msg: string) => failure(400, code, msg);
 const missing = (name: string) => badRequest(-1102, `Mandatory parameter '${name}' was not sent, was empty/null, or malformed.`);
 const illegal = (name: string) => badRequest(-1100, `Illegal characters found in parameter '${name}'; legal range is '${TIME_PARAM.source}'.`);
 
+type BinanceVenue = 'binance' | 'binance-perp';
+
 /** A kline as the venue emits it, broken if the malformed switch says so. */
-function klineRow(ctx: SimContext, symbol: string, interval: Interval, open: number): unknown[] {
-  const row = binanceKline(ctx.market.frame(symbol, interval, open), ctx.market.values('binance', symbol, interval, open));
-  const kind = ctx.faults.takeMalform('binance');
+function klineRow(ctx: SimContext, venue: BinanceVenue, symbol: string, interval: Interval, open: number): unknown[] {
+  const row = binanceKline(ctx.market.frame(symbol, interval, open), ctx.market.values(venue, symbol, interval, open));
+  const kind = ctx.faults.takeMalform(venue);
   if (kind !== null) malformKline(row, kind);
   return row;
 }
 
 /** Which klines a query asks for: from startTime up (bounded by endTime), else the newest up to endTime or now. */
-function rangeOf(start: number | null, end: number | null, limit: number, now: number): CandleRange {
+export function rangeOf(start: number | null, end: number | null, limit: number, now: number): CandleRange {
   if (start !== null) return { from: start, to: end ?? now, limit };
   return { from: 0, to: end ?? now, limit, newest: true };
 }
 
-function klines(ctx: SimContext, q: URLSearchParams): Answer {
+/** A query's symbol (served), interval, times and limit (default 500, at most `maxLimit`), or the venue's refusal. */
+export function klineQuery(
+  ctx: SimContext,
+  venue: BinanceVenue,
+  q: URLSearchParams,
+  maxLimit: number,
+  needs: { interval: boolean } = { interval: true },
+): { symbol: string; interval: Interval | undefined; startTime: number | null; endTime: number | null; limit: number } | Answer {
   const symbol = q.get('symbol');
   const intervalName = q.get('interval');
   if (!symbol) return missing('symbol');
-  if (!intervalName) return missing('interval');
-  if (!ctx.market.serves('binance', symbol)) return badRequest(-1121, 'Invalid symbol.');
-  const interval = ctx.market.interval('binance', intervalName);
-  if (interval === undefined) return badRequest(-1120, 'Invalid interval.');
+  if (needs.interval && !intervalName) return missing('interval');
+  if (!ctx.market.serves(venue, symbol)) return badRequest(-1121, 'Invalid symbol.');
+  const interval = intervalName === null ? undefined : ctx.market.interval(venue, intervalName);
+  if (needs.interval && interval === undefined) return badRequest(-1120, 'Invalid interval.');
   const times: Record<'startTime' | 'endTime', number | null> = { startTime: null, endTime: null };
   for (const name of ['startTime', 'endTime'] as const) {
     const v = q.get(name);
@@ -54,13 +63,26 @@ function klines(ctx: SimContext, q: URLSearchParams): Answer {
   }
   const limitText = q.get('limit');
   const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return badRequest(-1130, "Data sent for parameter 'limit' is not valid.");
-  const opens = ctx.market.openTimes('binance', symbol, interval, rangeOf(times.startTime, times.endTime, limit, ctx.market.now()));
-  return jsonAnswer(200, opens.map((open) => klineRow(ctx, symbol, interval, open)));
+  if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) return badRequest(-1130, "Data sent for parameter 'limit' is not valid.");
+  return { symbol, interval, ...times, limit };
 }
 
-const ROUTES: Record<string, { weight: number; answer: (ctx: SimContext, q: URLSearchParams) => Answer }> = {
-  '/api/v3/klines': { weight: 2, answer: klines },
+export const isAnswer = (v: object): v is Answer => 'status' in v && 'body' in v;
+
+/** GET klines of `venue` (the still-open candle included, as the venues send it). */
+export function klines(venue: BinanceVenue, maxLimit: number) {
+  return (ctx: SimContext, q: URLSearchParams): Answer => {
+    const k = klineQuery(ctx, venue, q, maxLimit);
+    if (isAnswer(k)) return k;
+    const opens = ctx.market.openTimes(venue, k.symbol, k.interval!, rangeOf(k.startTime, k.endTime, k.limit, ctx.market.now()));
+    return jsonAnswer(200, opens.map((open) => klineRow(ctx, venue, k.symbol, k.interval!, open)));
+  };
+}
+
+export type Routes = Record<string, { weight: number; answer: (ctx: SimContext, q: URLSearchParams) => Answer }>;
+
+const ROUTES: Routes = {
+  '/api/v3/klines': { weight: 2, answer: klines('binance', MAX_LIMIT) },
   '/api/v3/ping': { weight: 1, answer: () => jsonAnswer(200, {}) },
   '/api/v3/time': { weight: 1, answer: (ctx) => jsonAnswer(200, { serverTime: ctx.market.now() }) },
 };
@@ -70,12 +92,16 @@ export class BinanceRest {
   private backoffUntil = 0;
   private bannedUntil = 0;
 
-  constructor(private readonly ctx: SimContext) {}
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly venue: BinanceVenue = 'binance',
+    private readonly routes: Routes = ROUTES,
+  ) {}
 
   serve(method: string, path: string, query: URLSearchParams): Served {
-    const weights = this.ctx.weights.binance;
+    const weights = this.ctx.weights[this.venue];
     const params: Record<string, unknown> = Object.fromEntries(query);
-    const kind = path === '/api/v3/klines' ? 'klines' : path;
+    const kind = path.endsWith('/klines') ? 'klines' : path.slice(path.lastIndexOf('/') + 1);
     const done = (a: Answer, weight = 0): Served => ({
       ...a,
       headers: { ...a.headers, 'x-mbx-used-weight-1m': String(weights.used()) },
@@ -85,13 +111,13 @@ export class BinanceRest {
     });
     const now = this.ctx.market.now();
     if (now < this.bannedUntil) return done(this.banned(now));
-    const forced = this.ctx.faults.takeFailure('binance');
+    const forced = this.ctx.faults.takeFailure(this.venue);
     if (forced !== undefined) return done(this.forced(forced, now));
     if (now < this.backoffUntil) {
       this.bannedUntil = now + BAN_MS;
       return done(this.banned(now));
     }
-    const route = ROUTES[path];
+    const route = this.routes[path];
     if (route === undefined || method !== 'GET') return done(textAnswer(404, ''));
     if (!weights.fits(route.weight)) return done(this.tooMuchWeight(now, weights.secondsToReset()));
     weights.charge(route.weight);
@@ -100,7 +126,7 @@ export class BinanceRest {
 
   private tooMuchWeight(now: number, secs: number): Answer {
     this.backoffUntil = now + secs * 1000;
-    const msg = `Too much request weight used; current limit is ${this.ctx.weights.binance.limit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`;
+    const msg = `Too much request weight used; current limit is ${this.ctx.weights[this.venue].limit} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`;
     return failure(429, -1003, msg, retryAfter(secs));
   }
 

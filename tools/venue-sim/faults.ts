@@ -1,13 +1,11 @@
 /** The fault switches a test turns on, per venue: forced failures, latency, silence, malformed rows, a silent context feed. */
 import { MALFORM_KINDS, type MalformKind } from './malform';
-import type { SimVenue } from './venues';
+import { perVenue, type SimVenue } from './venues';
 
 export interface ForcedFailure {
   status: number;
   retryAfterSecs?: number;
 }
-
-const perVenue = <T>(make: () => T): Record<SimVenue, T> => ({ hyperliquid: make(), binance: make() });
 
 export class Faults {
   readonly latencyMs = perVenue(() => 0);

@@ -1,7 +1,8 @@
 /**
  * The simulator's one HTTP server, by path prefix: /hl is Hyperliquid (POST /hl/info,
  * WebSocket /hl/ws), /binance is Binance (GET /binance/api/v3/..., WebSockets
- * /binance/stream?streams=<a>/<b> and /binance/ws/<stream>). Every REST answer is logged,
+ * /binance/stream?streams=<a>/<b> and /binance/ws/<stream>), /usdm is Binance USD-M (GET
+ * /usdm/fapi/v1/..., WebSocket /usdm/stream?streams=...). Every REST answer is logged,
  * then sent after the venue's latency.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,10 +16,11 @@ import type { Served } from './rest';
 import type { SocketDeps } from './sockets';
 import type { SimVenue } from './venues';
 
-export const PREFIX: Record<SimVenue, string> = { hyperliquid: '/hl', binance: '/binance' };
+export const PREFIX: Record<SimVenue, string> = { hyperliquid: '/hl', binance: '/binance', 'binance-perp': '/usdm' };
 
 export interface RouteDeps extends SocketDeps {
   binanceRest: BinanceRest;
+  binancePerpRest: BinanceRest;
   pingIntervalMs: number;
   record(venue: SimVenue, served: Served): void;
   /** Runs `send` once the venue's latency has passed. */
@@ -46,7 +48,7 @@ export function routeRequest(deps: RouteDeps, req: IncomingMessage, res: ServerR
     const served =
       venue === 'hyperliquid'
         ? serveHyperliquid(deps.ctx, method, path, req.headers['content-type'] ?? '', Buffer.concat(chunks).toString('utf8'))
-        : deps.binanceRest.serve(method, path, url.searchParams);
+        : (venue === 'binance' ? deps.binanceRest : deps.binancePerpRest).serve(method, path, url.searchParams);
     deps.record(venue, served);
     deps.afterLatency(venue, () => res.writeHead(served.status, served.headers).end(served.body));
   });
@@ -59,12 +61,13 @@ export function routeUpgrade(deps: RouteDeps, wss: WebSocketServer, req: Incomin
   const rawPrefix = `${PREFIX.binance}/ws`;
   if (path === `${PREFIX.hyperliquid}/ws`) {
     accept((ws) => serveHyperliquidSocket(ws, deps));
-  } else if (path === `${PREFIX.binance}/stream`) {
+  } else if (path === `${PREFIX.binance}/stream` || path === `${PREFIX['binance-perp']}/stream`) {
+    const venue = path === `${PREFIX.binance}/stream` ? 'binance' : 'binance-perp';
     const streams = (url.searchParams.get('streams') ?? '').split('/').filter(Boolean);
-    accept((ws) => serveBinanceSocket(ws, deps, { streams, combined: true, pingIntervalMs: deps.pingIntervalMs }));
+    accept((ws) => serveBinanceSocket(ws, deps, { venue, streams, combined: true, pingIntervalMs: deps.pingIntervalMs }));
   } else if (path === rawPrefix || path.startsWith(`${rawPrefix}/`)) {
     const streams = path.slice(rawPrefix.length).split('/').filter(Boolean);
-    accept((ws) => serveBinanceSocket(ws, deps, { streams, combined: false, pingIntervalMs: deps.pingIntervalMs }));
+    accept((ws) => serveBinanceSocket(ws, deps, { venue: 'binance', streams, combined: false, pingIntervalMs: deps.pingIntervalMs }));
   } else {
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
   }

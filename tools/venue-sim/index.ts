@@ -9,6 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { binancePerpRest } from './binance-perp-rest';
 import { BinanceRest } from './binance-rest';
 import { ContextFeed } from './context-feed';
 import { modelContext } from './context-model';
@@ -19,7 +20,7 @@ import { SimMarket } from './market';
 import type { SimContext } from './rest';
 import { SimSockets } from './sockets';
 import { coinOf, type SimVenue } from './venues';
-import { binanceKline, binanceValues, fundingRateText, hyperliquidContextValues, hyperliquidValues, type SimCandle, type SimContextValues } from './wire-format';
+import { binanceKline, binanceValues, fundingRateText, usdmRate, hyperliquidContextValues, hyperliquidValues, type SimCandle, type SimContextValues } from './wire-format';
 import { WeightWindow } from './weight';
 
 export type { SimVenue } from './venues';
@@ -29,6 +30,8 @@ export interface SimOptions {
   /** Instruments served: hyperliquid coins (e.g. ['BTC','ETH']) and binance symbols (e.g. ['BTCUSDT','ETHUSDT']). */
   hyperliquid?: string[];
   binance?: string[];
+  /** Binance USD-M perpetuals (e.g. ['BTCUSDT','ETHUSDT'], the default). */
+  binancePerp?: string[];
   /** The simulator's clock (default Date.now). Tests pass an offset clock shared with the service. */
   now?: () => number;
   /** No candle opens before this (a listing date); default now - 400 days. */
@@ -38,6 +41,8 @@ export interface SimOptions {
   /** Weight limits per minute (defaults 1200 and 6000); Infinity = no limits (benchmarks). */
   hyperliquidWeightLimit?: number;
   binanceWeightLimit?: number;
+  /** Binance USD-M's (default 2400). */
+  binancePerpWeightLimit?: number;
   /** How often an open candle is pushed on the sockets (default 1000 ms). */
   pushIntervalMs?: number;
   /** How often Hyperliquid pushes an asset context (default 1000 ms), half an interval off the second. */
@@ -47,7 +52,10 @@ export interface SimOptions {
   port?: number; // 0 = any (default)
 }
 
-export type SimEnv = Record<'HYPERLIQUID_API_URL' | 'HYPERLIQUID_WS_URL' | 'BINANCE_API_URL' | 'BINANCE_WS_URL', string>;
+export type SimEnv = Record<
+  'HYPERLIQUID_API_URL' | 'HYPERLIQUID_WS_URL' | 'BINANCE_API_URL' | 'BINANCE_WS_URL' | 'BINANCE_FUTURES_API_URL' | 'BINANCE_FUTURES_WS_URL',
+  string
+>;
 
 export interface SimRequest {
   venue: SimVenue;
@@ -82,13 +90,19 @@ export class VenueSimulator {
       HYPERLIQUID_WS_URL: `ws://${base}${PREFIX.hyperliquid}/ws`,
       BINANCE_API_URL: `http://${base}${PREFIX.binance}`,
       BINANCE_WS_URL: `ws://${base}${PREFIX.binance}`,
+      BINANCE_FUTURES_API_URL: `http://${base}${PREFIX['binance-perp']}`,
+      BINANCE_FUTURES_WS_URL: `ws://${base}${PREFIX['binance-perp']}`,
     };
   }
 
   static async start(opts: SimOptions = {}): Promise<VenueSimulator> {
     const now = opts.now ?? Date.now;
     const market = new SimMarket({
-      instruments: { hyperliquid: new Set(opts.hyperliquid ?? ['BTC', 'ETH']), binance: new Set(opts.binance ?? ['BTCUSDT', 'ETHUSDT']) },
+      instruments: {
+        hyperliquid: new Set(opts.hyperliquid ?? ['BTC', 'ETH']),
+        binance: new Set(opts.binance ?? ['BTCUSDT', 'ETHUSDT']),
+        'binance-perp': new Set(opts.binancePerp ?? ['BTCUSDT', 'ETHUSDT']),
+      },
       listedAt: opts.listedAt ?? now() - 400 * DAY,
       hyperliquidCandleLimit: opts.hyperliquidCandleLimit ?? 5_000,
       now,
@@ -97,6 +111,7 @@ export class VenueSimulator {
     const weights = {
       hyperliquid: new WeightWindow(opts.hyperliquidWeightLimit ?? 1_200, now),
       binance: new WeightWindow(opts.binanceWeightLimit ?? 6_000, now),
+      'binance-perp': new WeightWindow(opts.binancePerpWeightLimit ?? 2_400, now),
     };
     const ctx: SimContext = { market, faults, weights };
     const feed = new LiveFeed(market, faults, opts.pushIntervalMs ?? 1_000);
@@ -114,6 +129,7 @@ export class VenueSimulator {
       contexts,
       sockets,
       binanceRest: new BinanceRest(ctx),
+      binancePerpRest: binancePerpRest(ctx),
       pingIntervalMs: opts.pingIntervalMs ?? 20_000,
       record: (venue, s) => sim.requests.push({ venue, kind: s.kind, status: s.status, weight: s.weight, at: now(), params: s.params }),
       afterLatency: (venue, send) => sim.afterLatency(venue, send),
@@ -161,6 +177,17 @@ export class VenueSimulator {
    */
   setFundingSettlements(coin: string, hourMs: number, timesMs: readonly number[]): void {
     this.ctx.market.setSettlements(coin, hourMs, timesMs);
+  }
+
+  /** From `fromMs` on, Binance USD-M settles `coin` every `hours` hours (default 8); fundingInfo then lists it. */
+  setBinancePerpInterval(coin: string, hours: number, fromMs: number): void {
+    this.ctx.market.setUsdmInterval(coin, hours, fromMs);
+  }
+
+  /** Binance USD-M's settlement of `coin` stamped in the hour `hourMs` (as its fundingRate row sends it), or null. */
+  binancePerpFunding(coin: string, hourMs: number): { fundingTime: number; fundingRate: string } | null {
+    const f = this.ctx.market.usdmFundings(coin, hourMs, hourMs + 3_599_999, 1)[0];
+    return f ? { fundingTime: f.time, fundingRate: usdmRate(f.rate) } : null;
   }
 
   /** While on, Hyperliquid's asset contexts stop (the candles go on). */

@@ -38,6 +38,8 @@ export class SimMarket {
   timeJitterMs = 0;
   fundingDelayMs = 0;
   private readonly gaps: Gap[] = [];
+  /** Binance USD-M interval changes per coin. */
+  private readonly usdmIntervals = new Map<string, Array<{ fromMs: number; hours: number }>>();
   /** Settlement times set for an hour, by `coin|hour`. */
   private readonly settlements = new Map<string, number[]>();
 
@@ -57,7 +59,7 @@ export class SimMarket {
   }
 
   interval(venue: SimVenue, name: string): Interval | undefined {
-    return (venue === 'hyperliquid' ? HYPERLIQUID_INTERVALS : BINANCE_INTERVALS).get(name);
+    return (venue === 'hyperliquid' ? HYPERLIQUID_INTERVALS : BINANCE_INTERVALS).get(name); // USD-M has spot's intervals
   }
 
   addGap(venue: SimVenue, instrument: string, start: number, end: number): void {
@@ -130,6 +132,40 @@ export class SimMarket {
     return times.filter((t) => t <= this.now()).map((time, k) => ({ ...model, time, rate: model.rate + k * 1e-8 }));
   }
 
+  /** From `fromMs` on, Binance USD-M settles `coin` every `hours` hours (default 8). */
+  setUsdmInterval(coin: string, hours: number, fromMs: number): void {
+    const list = this.usdmIntervals.get(coin) ?? [];
+    list.push({ fromMs, hours });
+    list.sort((a, b) => a.fromMs - b.fromMs);
+    this.usdmIntervals.set(coin, list);
+  }
+
+  /** Binance USD-M's interval for `coin` at `t`, and whether it was ever changed (fundingInfo lists it then). */
+  usdmInterval(coin: string, t: number): { hours: number; changed: boolean } {
+    const list = this.usdmIntervals.get(coin) ?? [];
+    let hours = 8;
+    for (const c of list) if (c.fromMs <= t) hours = c.hours;
+    return { hours, changed: list.length > 0 };
+  }
+
+  /**
+   * Binance USD-M's settlements of `coin` stamped in [from, to], ascending, at most `limit`:
+   * at the hours of its interval (from midnight UTC), 0 to 13 ms late as its recorded answers
+   * are; the rate is the interval's (the model's hourly rate times the hours).
+   */
+  usdmFundings(coin: string, from: number, to: number, limit: number): Array<RawFunding & { hours: number }> {
+    const out: Array<RawFunding & { hours: number }> = [];
+    const last = Math.min(to, this.now());
+    for (let hour = Math.max(Math.floor(from / HOUR) * HOUR, this.firstFundingHour()); hour <= last && out.length < limit; hour += HOUR) {
+      const { hours } = this.usdmInterval(coin, hour);
+      if ((hour / HOUR) % hours !== 0) continue;
+      const model = modelFunding(coin, hour);
+      const time = hour + ((model.time - hour) % 14);
+      if (time >= from && time <= last) out.push({ time, rate: model.rate * hours, premium: model.premium, hours });
+    }
+    return out;
+  }
+
   private firstFundingHour(): number {
     return Math.ceil(this.o.listedAt / HOUR) * HOUR;
   }
@@ -137,7 +173,7 @@ export class SimMarket {
   /** No candle opens before the listing; Hyperliquid keeps only the most recent N per interval. */
   private earliestOpen(venue: SimVenue, interval: Interval, now: number): number {
     const listed = ceilOpen(interval, this.o.listedAt);
-    if (venue === 'binance') return listed;
+    if (venue !== 'hyperliquid') return listed;
     return Math.max(listed, interval.add(interval.floor(now), -(this.o.hyperliquidCandleLimit - 1)));
   }
 

@@ -6,7 +6,7 @@
  * within ±0.05% of Hyperliquid. Cheap by design: a few sines and hashes per candle.
  */
 import type { Interval } from './intervals';
-import type { SimVenue } from './venues';
+import { VENUES, perVenue, type SimVenue } from './venues';
 
 /** A candle's values before the venue formats them. */
 export interface RawCandle {
@@ -91,7 +91,7 @@ function profileOf(coin: string): CoinProfile {
       logBase: Math.log(base.price),
       phases: WAVES.map((_, i) => TAU * draw(seed, 10 + i)),
       volumePerMinute: base.volumePerMinute,
-      last: { hyperliquid: { t: Number.NaN, price: 0 }, binance: { t: Number.NaN, price: 0 } },
+      last: perVenue(() => ({ t: Number.NaN, price: 0 })),
     };
     profiles.set(coin, p);
   }
@@ -120,12 +120,18 @@ function spotPrice(p: CoinProfile, t: number): number {
   return perpPrice(p, t) * (1 + BASIS_WAVE * Math.sin((TAU * t) / (2.1 * DAY) + p.phases[0]) + BASIS_NOISE * noise);
 }
 
+/** Binance USD-M's perpetual: Hyperliquid's price a few basis points off, its own minute noise. */
+function usdmPrice(p: CoinProfile, t: number): number {
+  const noise = 2 * draw(p.seed ^ 0x1b873593, Math.floor(t / MINUTE)) - 1;
+  return perpPrice(p, t) * (1 + 0.0002 * Math.sin((TAU * t) / (1.3 * DAY) + p.phases[1]) + 0.00005 * noise);
+}
+
 /** The venue's price at `t`; the last one is kept, since a candle's open is the previous candle's close. */
 function priceAt(venue: SimVenue, p: CoinProfile, t: number): number {
   const last = p.last[venue];
   if (last.t !== t) {
     last.t = t;
-    last.price = venue === 'hyperliquid' ? perpPrice(p, t) : spotPrice(p, t);
+    last.price = venue === 'hyperliquid' ? perpPrice(p, t) : venue === 'binance' ? spotPrice(p, t) : usdmPrice(p, t);
   }
   return last.price;
 }
@@ -141,7 +147,7 @@ export function modelCandle(venue: SimVenue, coin: string, interval: Interval, o
   const minutes = (next - open) / MINUTE;
   const o = priceAt(venue, p, open);
   const finalClose = priceAt(venue, p, next);
-  const salt = hash2(p.seed + (venue === 'hyperliquid' ? 1 : 2), minutes);
+  const salt = hash2(p.seed + VENUES.indexOf(venue) + 1, minutes);
   const key = Math.floor(open / MINUTE);
   const range = RANGE_PER_SQRT_MINUTE * Math.sqrt(minutes);
   const up = Math.max(o, finalClose) * range * (0.1 + 0.9 * draw(salt, key));

@@ -8,7 +8,7 @@ import type { ContextFeed } from './context-feed';
 import type { Faults } from './faults';
 import type { LiveFeed } from './live-feed';
 import type { SimContext } from './rest';
-import { VENUES, type SimVenue } from './venues';
+import { VENUES, perVenue, type SimVenue } from './venues';
 
 /** What a venue's socket handler works with. */
 export interface SocketDeps {
@@ -20,8 +20,8 @@ export interface SocketDeps {
 }
 
 export class SimSockets {
-  private readonly open: Record<SimVenue, Set<WebSocket>> = { hyperliquid: new Set(), binance: new Set() };
-  private readonly accepted: Record<SimVenue, number> = { hyperliquid: 0, binance: 0 };
+  private readonly open: Record<SimVenue, Set<WebSocket>> = perVenue(() => new Set<WebSocket>());
+  private readonly accepted: Record<SimVenue, number> = perVenue(() => 0);
 
   constructor(private readonly faults: Faults) {}
 

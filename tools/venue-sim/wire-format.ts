@@ -168,3 +168,50 @@ export function hyperliquidContext(coin: string, c: RawContext): Record<string, 
     dayBaseVlm: trimmed(notional / c.markPrice, szDecimalsOf(coin)),
   };
 }
+
+/**
+ * Binance USD-M's formats (its recorded answers: test/fixtures/venues/binance-perp-recorded.json):
+ * prices on the contract's tick ("63043.40", 8 decimals in premiumIndex), quantities to 3
+ * decimals, rates to 8, times as integers.
+ */
+const usdmPrice = (x: number) => x.toFixed(x >= 10 ? 2 : x >= 0.1 ? 4 : 6);
+const usdmQuantity = (x: number) => x.toFixed(3);
+export const usdmRate = (x: number) => x.toFixed(8);
+
+/** A fundingRate row, its keys in the recorded order; 2026 rows carry rateType. */
+export function usdmFunding(symbol: string, f: RawFunding, markPrice: number): Record<string, unknown> {
+  return { symbol, fundingTime: f.time, fundingRate: usdmRate(f.rate), markPrice: markPrice.toFixed(8), rateType: 'Regular' };
+}
+
+/** GET /fapi/v1/premiumIndex of a symbol at `t`. */
+export function usdmPremiumIndex(symbol: string, c: RawContext, t: number, nextFundingTime: number): Record<string, unknown> {
+  return {
+    symbol,
+    markPrice: c.markPrice.toFixed(8),
+    indexPrice: c.oraclePrice.toFixed(8),
+    estimatedSettlePrice: c.oraclePrice.toFixed(8),
+    lastFundingRate: usdmRate(c.fundingRate),
+    interestRate: '0.00010000',
+    nextFundingTime,
+    time: t,
+  };
+}
+
+/** A `<s>@markPrice@1s` event: keys in the recorded order (P before i). */
+export function usdmMarkPriceEvent(symbol: string, c: RawContext, t: number, nextFundingTime: number): Record<string, unknown> {
+  return { e: 'markPriceUpdate', E: t, s: symbol, p: c.markPrice.toFixed(8), P: c.oraclePrice.toFixed(8), i: c.oraclePrice.toFixed(8), r: usdmRate(c.fundingRate), T: nextFundingTime };
+}
+
+export const usdmOpenInterest = (symbol: string, c: RawContext, t: number) => ({ symbol, openInterest: usdmQuantity(c.openInterest), time: t });
+
+/** The book's best bid and ask around the mid; lastUpdateId last, as recorded. */
+export function usdmBookTicker(symbol: string, c: RawContext, t: number): Record<string, unknown> {
+  const half = c.midPrice * 0.00001;
+  return { symbol, bidPrice: usdmPrice(c.midPrice - half), bidQty: '1.250', askPrice: usdmPrice(c.midPrice + half), askQty: '0.870', time: t, lastUpdateId: Math.floor(t / 10) };
+}
+
+/** A premiumIndexKlines row: the premium's open/high/low/close, "0" volumes and the sample count (partial while open). */
+export function usdmPremiumKline(openTime: number, premiums: readonly number[]): unknown[] {
+  const text = premiums.map((p) => p.toFixed(8));
+  return [openTime, text[0], usdmRate(Math.max(...premiums)), usdmRate(Math.min(...premiums)), text[text.length - 1], '0', openTime + 59_999, '0', premiums.length, '0', '0', '0'];
+}

@@ -18,7 +18,9 @@ const MINUTE = 60_000;
 const MAX_PENDING = 1_440;
 
 export class ContextRecorder {
-  private readonly minutes = new ContextMinutes<number>();
+  private readonly minutes: ContextMinutes<number>;
+  /** How long past its end a minute stays open: the longest any venue here needs. */
+  private readonly settleMs: number;
   private readonly byInstrument = new Map<string, IngestTarget>();
   private readonly bySeries = new Map<number, IngestTarget>();
   private readonly pending = new Map<number, DerivativesInput[]>();
@@ -35,11 +37,13 @@ export class ContextRecorder {
       this.byInstrument.set(`${t.adapter.id}|${t.instrument}`, t);
       this.bySeries.set(t.series.id, t);
     }
+    this.settleMs = Math.max(0, ...targets.map((t) => t.adapter.contextSettleMs ?? 0));
+    this.minutes = new ContextMinutes(this.settleMs);
   }
 
   /** Close each minute as it ends (a millisecond after, by the local clock). */
   start(): void {
-    this.stopSchedule = repeat(() => this.flush(), () => MINUTE - (this.clock() % MINUTE) + 1);
+    this.stopSchedule = repeat(() => this.flush(), () => MINUTE - ((this.clock() - this.settleMs) % MINUTE) + 1);
   }
 
   async stop(): Promise<void> {
@@ -52,7 +56,7 @@ export class ContextRecorder {
   update(adapter: VenueAdapter, u: ContextUpdate): void {
     const t = this.byInstrument.get(`${adapter.id}|${u.instrument}`);
     if (!t) return;
-    const ended = this.minutes.update(t.series.id, u.context, this.clock());
+    const ended = this.minutes.update(t.series.id, u.context, u.atMs ?? this.clock());
     if (ended) this.write(new Map([[t.series.id, [ended]]]));
   }
 

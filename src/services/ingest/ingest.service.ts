@@ -48,19 +48,34 @@ export interface IngestDeps {
 
 export class IngestService {
   private readonly filler: SeriesFiller;
+  /** Instruments a venue did not list, already logged (venue|instrument). */
+  private readonly unlisted = new Set<string>();
 
   constructor(private readonly deps: IngestDeps) {
     this.filler = new SeriesFiller(deps.store, deps.writer, deps.clock);
   }
 
-  /** The markets to ingest (their series created when new). */
+  /**
+   * The markets to ingest (their series created when new); a symbol a venue does not list is
+   * logged once and skipped there only.
+   */
   async targets(symbols: readonly string[], exchanges: readonly string[]): Promise<IngestTarget[]> {
     const out: IngestTarget[] = [];
+    const listings = new Map<string, Set<string> | null>();
     for (const symbol of symbols) {
       for (const exchange of exchanges) {
-        const adapter = this.deps.adapters.get(this.deps.exchanges.get(exchange)!.venue)!;
+        const definition = this.deps.exchanges.get(exchange)!;
+        const adapter = this.deps.adapters.get(definition.venue)!;
+        const instrument = adapter.instrument(symbol);
+        if (!listings.has(adapter.id)) listings.set(adapter.id, adapter.listed ? await adapter.listed() : null);
+        const listed = listings.get(adapter.id);
+        if (listed && !listed.has(instrument)) {
+          if (!this.unlisted.has(`${adapter.id}|${instrument}`)) this.deps.log.warn({ venue: adapter.id, symbol, instrument }, 'the venue does not list this instrument; skipped there');
+          this.unlisted.add(`${adapter.id}|${instrument}`);
+          continue;
+        }
         const id = await this.deps.store.series.ensure({ exchange, symbol });
-        out.push({ exchange, symbol, instrument: adapter.instrument(symbol), adapter, series: { id, symbol } });
+        out.push({ exchange, symbol, instrument, adapter, series: { id, symbol }, funding: definition.funding });
         this.deps.status.track(id, adapter.id, exchange, symbol);
       }
     }

@@ -1,0 +1,312 @@
+/**
+ * Binance USD-M perpetuals (developers.binance.com, "USDⓈ-M Futures"; its recorded answers in
+ * test/fixtures/venues/binance-perp-recorded.json). Klines 1,500 a page with the open candle
+ * (dropped); fundingRate 1,000 a page, stamped ms after the hour; fundingInfo lists only symbols
+ * not 8-hourly, and shares 500 requests per 5 minutes with fundingRate; exchangeInfo's trading
+ * PERPETUALs are followed. Streams `<s>@kline_1m` and `<s>@markPrice@1s` (p mark, i index, r
+ * rate); open interest, the book's mid and the closed 1m premium kline are asked after each minute.
+ */
+import { z } from 'zod';
+import type { FundingRateInput } from '../domain/csv-rows';
+import type { PerpContext } from '../domain/derivatives';
+import { baseQuote } from '../domain/ingest-settings';
+import type { CandleTimeframe } from '../domain/timeframe';
+import { VenueHttp } from './venue-http';
+import { decimalText, epochMs, RowSink } from './venue-rows';
+import { VenueSocket } from './venue-socket';
+import type { CandlePage, CandleStream, CandleStreamHandlers, ContextUpdate, VenueAdapter, VenueOptions } from './venue';
+import type { WeightBudget } from './weight-budget';
+
+const KLINES_LIMIT = 1_500;
+/** The documented weight of a klines request of 1,000 rows or more. */
+const KLINES_WEIGHT = 10;
+const FUNDING_PAGE = 1_000;
+const FIVE_MINUTES = 300_000;
+/** fundingRate and fundingInfo together, per 5 minutes and IP. */
+const FUNDING_REQUESTS_PER_5_MIN = 500;
+/** The funding settings change rarely: asked again after this long. */
+const FUNDING_INFO_TTL_MS = 600_000;
+const EXCHANGE_INFO_TTL_MS = 3_600_000;
+const DEFAULT_INTERVAL_HOURS = 8;
+const MINUTE = 60_000;
+/** The closed minute's values are asked this long after it ends (the venue closes its klines first). */
+const MINUTE_POLL_DELAY_MS = 500;
+
+const klineRow = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText, decimalText, epochMs, decimalText, z.number().int().nonnegative(), decimalText, decimalText]).rest(z.unknown());
+const fundingRow = z.object({ symbol: z.string(), fundingTime: epochMs, fundingRate: decimalText });
+const fundingInfoRow = z.object({ symbol: z.string(), fundingIntervalHours: z.number().int().min(1).max(24) });
+const exchangeInfo = z.object({ symbols: z.array(z.object({ symbol: z.string(), contractType: z.string(), status: z.string() })) });
+const premiumIndex = z.object({ symbol: z.string(), markPrice: decimalText, indexPrice: decimalText, lastFundingRate: decimalText });
+const openInterest = z.object({ symbol: z.string(), openInterest: decimalText, time: epochMs });
+const bookTicker = z.object({ symbol: z.string(), bidPrice: decimalText, askPrice: decimalText });
+/** [open time, open, high, low, close, ...]: the premium index per minute. */
+const premiumKline = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText]).rest(z.unknown());
+
+const klineEvent = z.object({
+  e: z.literal('kline'),
+  s: z.string(),
+  k: z.object({
+    t: epochMs,
+    s: z.string(),
+    i: z.string(),
+    o: decimalText,
+    c: decimalText,
+    h: decimalText,
+    l: decimalText,
+    v: decimalText,
+    n: z.number().int().nonnegative(),
+    x: z.boolean(),
+    q: decimalText,
+    V: decimalText,
+    Q: decimalText,
+  }),
+});
+const markPriceEvent = z.object({ e: z.literal('markPriceUpdate'), E: epochMs, s: z.string(), p: decimalText, i: decimalText, r: decimalText });
+
+/** What is known of a symbol's context: the stream's prices and the minute poll's values. */
+interface Known {
+  markPrice?: string;
+  oraclePrice?: string;
+  fundingRate?: string;
+  openInterest?: string;
+  midPrice?: string | null;
+  premium?: string | null;
+}
+
+/** The mid of a book's best bid and ask, exact (a decimal half of their sum). */
+export function midOf(bid: string, ask: string): string | null {
+  const places = Math.max(bid.split('.')[1]?.length ?? 0, ask.split('.')[1]?.length ?? 0) + 1;
+  const scale = 10n ** BigInt(places);
+  const toUnits = (v: string) => {
+    const [i, f = ''] = v.split('.');
+    return BigInt(i + f.padEnd(places, '0')) * (i.startsWith('-') ? 1n : 1n);
+  };
+  const b = toUnits(bid);
+  const a = toUnits(ask);
+  if (b <= 0n || a <= 0n) return null;
+  const sum = a + b;
+  // sum / 2 with one more place: exact, as sum * 5 / 10.
+  const half = (sum * 5n) / 10n;
+  const whole = half / scale;
+  const frac = (half % scale).toString().padStart(places, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : `${whole}`;
+}
+
+export class BinancePerpVenue implements VenueAdapter {
+  readonly id = 'binance-perp';
+  readonly horizonCandles = null;
+  readonly pageCandles = KLINES_LIMIT;
+  /** The closed minute's open interest, mid and premium arrive just after it ends. */
+  readonly contextSettleMs = 5_000;
+  readonly http: VenueHttp;
+  private readonly fundingBudget: WeightBudget;
+  private intervals: { at: number; hours: Map<string, number> } | null = null;
+  private listing: { at: number; symbols: Set<string> } | null = null;
+
+  constructor(private readonly o: VenueOptions) {
+    this.http = new VenueHttp({
+      venue: this.id,
+      baseUrl: o.apiUrl,
+      weightPerMinute: o.weightPerMinute,
+      usedWeightHeader: 'x-mbx-used-weight-1m',
+      observer: o.observer,
+      now: o.now,
+    });
+    this.fundingBudget = this.http.endpointBudget(FUNDING_REQUESTS_PER_5_MIN, FIVE_MINUTES);
+  }
+
+  get totals() {
+    return this.http.totals;
+  }
+
+  /** BTC-USDT -> BTCUSDT: a USD-M perpetual is named by its pair. */
+  instrument(symbol: string): string {
+    const { base, quote } = baseQuote(symbol);
+    return this.o.symbolMap[symbol]?.[this.id] ?? `${base}${quote}`;
+  }
+
+  /** The perpetuals trading now (`exchangeInfo`), asked at most hourly. */
+  async listed(): Promise<Set<string>> {
+    const now = this.o.now();
+    if (this.listing && now - this.listing.at < EXCHANGE_INFO_TTL_MS) return this.listing.symbols;
+    const json = await this.http.json({ method: 'GET', path: '/fapi/v1/exchangeInfo', weight: 1 });
+    const parsed = new RowSink(this.id, this.o.observer).parse(exchangeInfo, json, () => undefined);
+    const symbols = new Set((parsed?.symbols ?? []).filter((s) => s.contractType === 'PERPETUAL' && s.status === 'TRADING').map((s) => s.symbol));
+    this.listing = { at: now, symbols };
+    return symbols;
+  }
+
+  async candles(symbol: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {
+    const json = await this.http.json({
+      method: 'GET',
+      path: '/fapi/v1/klines',
+      query: { symbol, interval: tf, startTime: startMs, endTime: endMs, limit: KLINES_LIMIT },
+      weight: KLINES_WEIGHT,
+    });
+    const sink = new RowSink(this.id, this.o.observer);
+    // The answer ends with the candle still open: candlePage keeps only those closed by now.
+    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
+      const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
+      return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[7], trades: String(k[8]), takerBuyVolume: k[9], takerBuyQuoteVolume: k[10] };
+    });
+  }
+
+  /** Settlements in [startMs, endMs ?? now], each its hour's (floor(t + 5 s)), all pages, ascending. */
+  async funding(symbol: string, startMs: number, endMs?: number): Promise<FundingRateInput[]> {
+    const sink = new RowSink(this.id, this.o.observer);
+    const byHour = new Map<number, FundingRateInput>();
+    let from = startMs;
+    for (;;) {
+      const json = await this.http.json({
+        method: 'GET',
+        path: '/fapi/v1/fundingRate',
+        query: { symbol, startTime: from, ...(endMs === undefined ? {} : { endTime: endMs }), limit: FUNDING_PAGE },
+        weight: 1,
+        endpointBudget: this.fundingBudget,
+      });
+      if (!Array.isArray(json)) {
+        sink.reject('schema', 'fundingRate answer is not an array');
+        break;
+      }
+      let last = -1;
+      for (const raw of json) {
+        const r = sink.parse(fundingRow, raw, (x) => (x as { fundingTime?: unknown } | null)?.fundingTime);
+        if (!r) continue;
+        last = Math.max(last, r.fundingTime);
+        if (r.symbol !== symbol) {
+          sink.reject('range', `funding of ${r.symbol}, asked ${symbol}`, r.fundingTime);
+          continue;
+        }
+        const row = sink.funding(r.fundingTime, r.fundingRate);
+        if (!row || row.time > this.o.now()) continue;
+        if (byHour.has(row.time)) sink.reject('duplicate', `second funding settlement in hour ${row.time}`, r.fundingTime);
+        else byHour.set(row.time, row);
+      }
+      if (json.length < FUNDING_PAGE || last < from || (endMs !== undefined && last >= endMs)) break;
+      from = last + 1;
+    }
+    return [...byHour.values()].sort((a, b) => a.time - b.time);
+  }
+
+  /** The symbol's funding interval now: fundingInfo lists only symbols whose settings differ (absent: 8 hours). */
+  async fundingInterval(symbol: string): Promise<number> {
+    const now = this.o.now();
+    if (!this.intervals || now - this.intervals.at >= FUNDING_INFO_TTL_MS) {
+      const json = await this.http.json({ method: 'GET', path: '/fapi/v1/fundingInfo', weight: 1, endpointBudget: this.fundingBudget });
+      const sink = new RowSink(this.id, this.o.observer);
+      const hours = new Map<string, number>();
+      for (const raw of Array.isArray(json) ? json : []) {
+        const r = sink.parse(fundingInfoRow, raw, () => undefined);
+        if (r) hours.set(r.symbol, r.fundingIntervalHours);
+      }
+      this.intervals = { at: now, hours };
+    }
+    return this.intervals.hours.get(symbol) ?? DEFAULT_INTERVAL_HOURS;
+  }
+
+  /** The context of `symbols` now: premiumIndex, open interest, the book's mid and the last closed minute's premium. */
+  async contexts(symbols: readonly string[]): Promise<ContextUpdate[]> {
+    const out: ContextUpdate[] = [];
+    for (const symbol of symbols) {
+      const sink = new RowSink(this.id, this.o.observer);
+      const p = sink.parse(premiumIndex, await this.http.json({ method: 'GET', path: '/fapi/v1/premiumIndex', query: { symbol }, weight: 1 }), () => undefined);
+      const minute = await this.minuteValues(symbol, Math.floor(this.o.now() / MINUTE) * MINUTE - MINUTE);
+      if (!p || minute.openInterest === undefined) continue;
+      const context = sink.context({ markPrice: p.markPrice, oraclePrice: p.indexPrice, fundingRate: p.lastFundingRate, openInterest: minute.openInterest, midPrice: minute.midPrice ?? null, premium: minute.premium ?? null });
+      if (context) out.push({ instrument: symbol, context });
+    }
+    return out;
+  }
+
+  /** Open interest and the book's mid now, and the premium index at the close of the minute opening at `minuteOpen`. */
+  private async minuteValues(symbol: string, minuteOpen: number): Promise<Known> {
+    const sink = new RowSink(this.id, this.o.observer);
+    const [oi, book, premium] = await Promise.all([
+      this.http.json({ method: 'GET', path: '/fapi/v1/openInterest', query: { symbol }, weight: 1 }),
+      this.http.json({ method: 'GET', path: '/fapi/v1/ticker/bookTicker', query: { symbol }, weight: 2 }),
+      this.http.json({ method: 'GET', path: '/fapi/v1/premiumIndexKlines', query: { symbol, interval: '1m', startTime: minuteOpen, endTime: minuteOpen, limit: 1 }, weight: 1 }),
+    ]);
+    const o = sink.parse(openInterest, oi, () => undefined);
+    const b = sink.parse(bookTicker, book, () => undefined);
+    const k = Array.isArray(premium) ? premium.map((raw) => sink.parse(premiumKline, raw, () => undefined)).find((r) => r?.[0] === minuteOpen) : undefined;
+    return {
+      ...(o ? { openInterest: o.openInterest } : {}),
+      ...(b ? { midPrice: midOf(b.bidPrice, b.askPrice) } : {}),
+      premium: k ? k[4] : null,
+    };
+  }
+
+  follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {
+    const sink = new RowSink(this.id, this.o.observer);
+    const known = new Map<string, Known>(symbols.map((s) => [s, {}]));
+    const emit = (symbol: string, atMs?: number) => {
+      const k = known.get(symbol)!;
+      if (k.markPrice === undefined || k.oraclePrice === undefined || k.fundingRate === undefined || k.openInterest === undefined) return;
+      const c: PerpContext = { markPrice: k.markPrice, oraclePrice: k.oraclePrice, fundingRate: k.fundingRate, openInterest: k.openInterest, midPrice: k.midPrice ?? null, premium: k.premium ?? null };
+      const context = sink.context(c);
+      if (context) h.onContext!({ instrument: symbol, context, ...(atMs === undefined ? {} : { atMs }) });
+    };
+    let pollTimer: NodeJS.Timeout | null = null;
+    let closed = false;
+    // Just after each minute ends: its open interest, mid and closed premium kline, folded into it.
+    const schedulePoll = () => {
+      if (closed || !h.onContext) return;
+      const now = this.o.now();
+      const wait = MINUTE - (now % MINUTE) + MINUTE_POLL_DELAY_MS;
+      pollTimer = setTimeout(() => void poll(Math.floor((now + wait) / MINUTE) * MINUTE - MINUTE), wait);
+    };
+    const poll = async (minuteOpen: number) => {
+      for (const symbol of symbols) {
+        if (closed) return;
+        try {
+          Object.assign(known.get(symbol)!, await this.minuteValues(symbol, minuteOpen));
+          emit(symbol, minuteOpen + MINUTE - 1); // the values at the minute's close
+        } catch {
+          // the next minute asks again; the stream's prices go on meanwhile
+        }
+      }
+      schedulePoll();
+    };
+    schedulePoll();
+    const streams = symbols.flatMap((s) => [`${s.toLowerCase()}@kline_1m`, ...(h.onContext ? [`${s.toLowerCase()}@markPrice@1s`] : [])]).join('/');
+    const socket = new VenueSocket({
+      venue: this.id,
+      url: `${this.o.wsUrl}/stream?streams=${streams}`,
+      timeoutMs: this.o.socketTimeoutMs,
+      handlers: h,
+      observer: this.o.observer,
+      subscribe: () => undefined, // the streams are named in the URL
+      ping: (ws) => ws.ping(),
+      onMessage: (msg) => {
+        const data = (msg as { data?: { e?: unknown; k?: { t?: unknown } } } | null)?.data;
+        if (data?.e === 'markPriceUpdate' && h.onContext) {
+          const m = sink.parse(markPriceEvent, data, () => undefined);
+          if (!m || !known.has(m.s)) return;
+          Object.assign(known.get(m.s)!, { markPrice: m.p, oraclePrice: m.i, fundingRate: m.r });
+          return emit(m.s);
+        }
+        if (data?.e !== 'kline') return;
+        const k = sink.parse(klineEvent, data, () => data.k?.t)?.k;
+        if (!k || !k.x) return; // still open: only closed klines are stored
+        if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
+        const flow = { quoteVolume: k.q, trades: String(k.n), takerBuyVolume: k.V, takerBuyQuoteVolume: k.Q };
+        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m');
+        if (row) h.onClosed({ instrument: k.s, candle: row });
+      },
+    });
+    return {
+      get connected() {
+        return socket.connected;
+      },
+      close: () => {
+        closed = true;
+        if (pollTimer) clearTimeout(pollTimer);
+        socket.close();
+      },
+    };
+  }
+
+  close(): void {
+    this.http.close();
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Binance USD-M's public REST under {base}/fapi (real base: https://fapi.binance.com), in its
+ * recorded formats and with its quirks: klines 1,500 a page with the still-open candle;
+ * fundingRate 1,000 a page, stamped 0-13 ms after the hour; fundingInfo lists only symbols
+ * whose interval was changed; premiumIndex, openInterest, bookTicker and 1m premiumIndexKlines
+ * (the open one partial). Weight per minute 2,400, 429 with Retry-After, then 418 bans: as
+ * Binance spot (binance-rest.ts).
+ */
+import { BinanceRest, isAnswer, klineQuery, klines, rangeOf, type Routes } from './binance-rest';
+import { modelContext } from './context-model';
+import { coinOf } from './venues';
+import { jsonAnswer, type Answer, type SimContext } from './rest';
+import { usdmBookTicker, usdmFunding, usdmOpenInterest, usdmPremiumIndex, usdmPremiumKline } from './wire-format';
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+/** When `coin`'s next settlement is due after `t`. */
+export function nextFundingTime(ctx: SimContext, coin: string, t: number): number {
+  const { hours } = ctx.market.usdmInterval(coin, t);
+  return (Math.floor(t / (hours * HOUR)) + 1) * hours * HOUR;
+}
+
+function fundingRate(ctx: SimContext, q: URLSearchParams): Answer {
+  const k = klineQuery(ctx, 'binance-perp', q, 1_000, { interval: false });
+  if (isAnswer(k)) return k;
+  const coin = coinOf('binance-perp', k.symbol);
+  const now = ctx.market.now();
+  const from = k.startTime ?? (k.endTime ?? now) - 100 * 8 * HOUR;
+  const rows = ctx.market.usdmFundings(coin, from, k.endTime ?? now, k.startTime === null ? 1_000 : k.limit);
+  const page = k.startTime === null ? rows.slice(-k.limit) : rows;
+  return jsonAnswer(200, page.map((f) => usdmFunding(k.symbol, f, modelContext(coin, f.time).markPrice)));
+}
+
+function fundingInfo(ctx: SimContext): Answer {
+  const now = ctx.market.now();
+  const rows = ctx.market
+    .instruments('binance-perp')
+    .filter((s) => ctx.market.usdmInterval(coinOf('binance-perp', s), now).changed)
+    .map((symbol) => ({
+      symbol,
+      adjustedFundingRateCap: '0.02000000',
+      adjustedFundingRateFloor: '-0.02000000',
+      fundingIntervalHours: ctx.market.usdmInterval(coinOf('binance-perp', symbol), now).hours,
+      disclaimer: false,
+      updateTime: now - (now % HOUR),
+    }));
+  return jsonAnswer(200, rows);
+}
+
+function exchangeInfo(ctx: SimContext): Answer {
+  const now = ctx.market.now();
+  const perpetual = (symbol: string) => ({ symbol, pair: symbol, contractType: 'PERPETUAL', status: 'TRADING', baseAsset: coinOf('binance-perp', symbol), quoteAsset: 'USDT' });
+  return jsonAnswer(200, {
+    timezone: 'UTC',
+    serverTime: now,
+    futuresType: 'U_MARGINED',
+    rateLimits: [{ rateLimitType: 'REQUEST_WEIGHT', interval: 'MINUTE', intervalNum: 1, limit: ctx.weights['binance-perp'].limit }],
+    exchangeFilters: [],
+    // As recorded: quarterly contracts and a pending listing beside the perpetuals.
+    symbols: [
+      ...ctx.market.instruments('binance-perp').map(perpetual),
+      { symbol: 'BTCUSDT_261225', pair: 'BTCUSDT', contractType: 'CURRENT_QUARTER', status: 'TRADING', baseAsset: 'BTC', quoteAsset: 'USDT' },
+      { symbol: 'NEWUSDT', pair: 'NEWUSDT', contractType: '', status: 'PENDING_TRADING', baseAsset: 'NEW', quoteAsset: 'USDT' },
+    ],
+  });
+}
+
+/** A symbol's context answer at now, or the venue's refusal. */
+function contextRoute(answer: (symbol: string, coin: string, now: number, ctx: SimContext) => unknown) {
+  return (ctx: SimContext, q: URLSearchParams): Answer => {
+    const k = klineQuery(ctx, 'binance-perp', q, 1_500, { interval: false });
+    if (isAnswer(k)) return k;
+    const now = ctx.market.now();
+    return jsonAnswer(200, answer(k.symbol, coinOf('binance-perp', k.symbol), now, ctx));
+  };
+}
+
+/** The premium index's minute klines: sampled each 5 s of the minute (so far, while open). */
+function premiumIndexKlines(ctx: SimContext, q: URLSearchParams): Answer {
+  const k = klineQuery(ctx, 'binance-perp', q, 1_500);
+  if (isAnswer(k)) return k;
+  const coin = coinOf('binance-perp', k.symbol);
+  const now = ctx.market.now();
+  const opens = ctx.market.openTimes('binance-perp', k.symbol, k.interval!, rangeOf(k.startTime, k.endTime, k.limit, now)).filter(() => k.interval!.name === '1m');
+  return jsonAnswer(
+    200,
+    opens.map((open) => {
+      const samples: number[] = [];
+      for (let t = open; t < open + MINUTE && t <= now; t += 5_000) samples.push(modelContext(coin, t).premium);
+      return usdmPremiumKline(open, samples.length > 0 ? samples : [modelContext(coin, open).premium]);
+    }),
+  );
+}
+
+const ROUTES: Routes = {
+  '/fapi/v1/exchangeInfo': { weight: 1, answer: exchangeInfo },
+  '/fapi/v1/klines': { weight: 10, answer: klines('binance-perp', 1_500) },
+  '/fapi/v1/fundingRate': { weight: 1, answer: fundingRate },
+  '/fapi/v1/fundingInfo': { weight: 1, answer: fundingInfo },
+  '/fapi/v1/premiumIndex': {
+    weight: 1,
+    answer: contextRoute((symbol, coin, now, ctx) => usdmPremiumIndex(symbol, modelContext(coin, now), now, nextFundingTime(ctx, coin, now))),
+  },
+  '/fapi/v1/openInterest': { weight: 1, answer: contextRoute((symbol, coin, now) => usdmOpenInterest(symbol, modelContext(coin, now), now)) },
+  '/fapi/v1/ticker/bookTicker': { weight: 2, answer: contextRoute((symbol, coin, now) => usdmBookTicker(symbol, modelContext(coin, now), now)) },
+  '/fapi/v1/premiumIndexKlines': { weight: 1, answer: premiumIndexKlines },
+  '/fapi/v1/ping': { weight: 1, answer: () => jsonAnswer(200, {}) },
+  '/fapi/v1/time': { weight: 1, answer: (ctx) => jsonAnswer(200, { serverTime: ctx.market.now() }) },
+};
+
+export const binancePerpRest = (ctx: SimContext) => new BinanceRest(ctx, 'binance-perp', ROUTES);
