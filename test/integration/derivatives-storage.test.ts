@@ -92,7 +92,7 @@ describe.each(databaseCases())('derivatives and trade-flow storage on $name', (k
     const none = await s.store.series.ensure({ exchange: 'perp', symbol: 'BARE-USDT' });
     const cov = await s.store.candles.coverage([ctx, none], new Date(T + 10 * MIN));
     expect(cov.filter((c) => c.timeframe === 'derivatives')).toEqual([
-      { seriesId: ctx, timeframe: 'derivatives', first: '2024-03-01T10:00:00+00:00', last: '2024-03-01T10:04:00+00:00' },
+      { seriesId: ctx, timeframe: 'derivatives', first: '2024-03-01T10:00:00+00:00', last: '2024-03-01T10:04:00+00:00', hours: null },
     ]);
     const markets = await s.markets.summariesOf([{ exchange: 'perp', symbol: 'CTX-USDT' }]);
     expect(markets[0].coverage).toEqual([{ timeframe: 'derivatives', first: '2024-03-01T10:00:00+00:00', last: '2024-03-01T10:04:00+00:00' }]);
