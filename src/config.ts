@@ -1,7 +1,7 @@
 /**
  * The service's configuration: the environment, validated once at start-up by the schema in
  * config-schema.ts, turned into Config. A bad value stops the process with a message naming
- * the variable (see README "Configuration" for the table users read).
+ * the variable (docs/CONFIGURATION.md is the table users read).
  */
 import path from 'node:path';
 import type { DatabaseEngine } from './db/engine-layout';

@@ -22,6 +22,7 @@ import { EventHub } from './services/events/event-hub';
 import { SubscriptionsService } from './services/events/subscriptions.service';
 import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
+import { DEMO_SYMBOLS } from './domain/demo-data';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
 import { childSeed, takeEarlySeed } from './seed-process';
@@ -118,6 +119,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   const jobsDone = seeded?.summary != null;
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics, !jobsDone);
   const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics, !jobsDone);
+  const stopLaterSeed = startLaterSeed(config, services, logger);
   const stopLiveData = startLiveData(config, services, logger);
   // Small pages are served from memory only while every watermark move is heard (response-cache.ts).
   const responses = services.responses;
@@ -145,7 +147,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       // WebSocket clients go with 1001 (going away); the ingest leader hands its lock over.
       await within(subscriptions.stop());
       hub.close();
-      const jobs = Promise.all([stopQuality(), stopPartitions(), stopLiveData(), stopFollowing()]);
+      const jobs = Promise.all([stopQuality(), stopPartitions(), stopLaterSeed(), stopLiveData(), stopFollowing()]);
       // A third of the budget is kept for closing pools and connections.
       await within(closed, config.shutdownTimeoutMs / 3);
       server.closeAllConnections();
@@ -154,6 +156,24 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
       await within(services.close());
     })());
   return { url, firstStartKey, services, server, app, stop };
+}
+
+/**
+ * The demo's further exchanges and the perpetuals' context (DemoSeedService.seedLater), once the
+ * server serves the spec's two: on a database that holds the demo only (its symbols and no
+ * other), never over a user's data. Returns a stop that waits for it.
+ */
+function startLaterSeed(config: Config, services: Services, logger: Logger): () => Promise<void> {
+  if (!config.seedDemo) return async () => undefined;
+  const demo = new Set(DEMO_SYMBOLS.map((s) => s.symbol));
+  const run = (async () => {
+    const series = await services.store.series.list();
+    if (series.length === 0 || series.some((s) => !demo.has(s.symbol))) return;
+    const started = Date.now();
+    const summary = await services.seeder.seedLater(services.clock());
+    if (summary) logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded: further exchanges and the perpetual context');
+  })().catch((err: unknown) => logger.error({ err }, 'demo seed of the further exchanges failed'));
+  return () => run;
 }
 
 /**

@@ -122,6 +122,12 @@ export class DerivativesRepository {
     await moveWatermarks(this.db, seriesIds, '1m', fromMs, toMs);
   }
 
+  /** Open time of the newest 1m row of a series (null: none). */
+  async latestTime(seriesId: number): Promise<number | null> {
+    const [r] = await this.db.query<{ t: number | null }>(`SELECT ${sqlEpochMs('max(time)')} AS t FROM derivatives WHERE series_id = $1 AND timeframe = '1m'`, [seriesId]);
+    return r.t === null ? null : Number(r.t);
+  }
+
   /** First and last time of the 1m rows per series: what `rollUp` derives from (`mds compute`). */
   async minuteSpans(): Promise<Array<{ seriesId: number; first: number; last: number }>> {
     return this.db.query(

@@ -122,10 +122,13 @@ export function demoSpotDay(sym: DemoSymbol, dayStartMs: number, stepMs: number 
   return out;
 }
 
-/** The perpetual's candles for one day of spot candles: spot times one plus the basis. */
-export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[]): DemoCandle[] {
+/**
+ * A perpetual's candles for one day of spot candles: spot times one plus the basis (`venue`
+ * draws its own noise: Hyperliquid's `basis`, Binance USD-M's `usdm`).
+ */
+export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[], venue: 'basis' | 'usdm' = 'basis'): DemoCandle[] {
   if (spot.length === 0) return [];
-  const r = rng(hash(`${sym.symbol}|basis|${spot[0].time}`));
+  const r = rng(hash(`${sym.symbol}|${venue}|${spot[0].time}`));
   const round = roundTo(sym.decimals);
   return spot.map((c) => {
     const k = 1 + basisAt(c.time, normal(r));
@@ -158,6 +161,35 @@ export function aggregate(candles: DemoCandle[], periodMs: number): DemoCandle[]
     }
   }
   return out;
+}
+
+/** Binance USD-M's 8-hour settlement at `ms`: eight hours of the hourly model, its own noise. */
+export function demoUsdmFundingRate(sym: DemoSymbol, ms: number): number {
+  const r = rng(hash(`${sym.symbol}|usdm-funding|${ms}`));
+  return Number((8 * demoFundingRate(sym, ms) + 0.00002 * normal(r)).toFixed(8));
+}
+
+/** Open interest around which a symbol's demo context moves, in base units. */
+const OPEN_INTEREST_NOTIONAL = 2e9;
+
+/**
+ * A perpetual's context for the minute opening at `ms`, from that minute's perpetual and spot
+ * closes: open interest drifting over days, mark the close, oracle (index) the spot close, mid
+ * a hair off the mark, the predicted rate of the coming settlement, the venue's premium.
+ */
+export function demoContext(sym: DemoSymbol, venue: 'perp' | 'usdm', ms: number, perpClose: number, spotClose: number) {
+  const r = rng(hash(`${sym.symbol}|${venue}|context|${ms}`));
+  const oi = (OPEN_INTEREST_NOTIONAL / sym.price) * (venue === 'perp' ? 0.4 : 1) * (1 + 0.08 * Math.sin((2 * Math.PI * ms) / (2.3 * DAY_MS)) + 0.002 * normal(r));
+  const round = roundTo(sym.decimals + 1);
+  const next = venue === 'perp' ? Math.floor(ms / 3_600_000) * 3_600_000 + 3_600_000 : Math.floor(ms / 28_800_000) * 28_800_000 + 28_800_000;
+  return {
+    openInterest: oi.toFixed(3),
+    markPrice: perpClose.toFixed(sym.decimals),
+    oraclePrice: spotClose.toFixed(sym.decimals),
+    midPrice: round(perpClose * (1 + 0.00002 * normal(r))).toFixed(sym.decimals + 1),
+    fundingRate: (venue === 'perp' ? demoFundingRate(sym, next) : demoUsdmFundingRate(sym, next)).toFixed(8),
+    premium: ((perpClose - spotClose) / spotClose).toFixed(8),
+  };
 }
 
 /** Hourly funding rate at hour `ms`: around 0.001% per hour, tracking the basis. */

@@ -18,6 +18,7 @@ const BUDGETS: Record<string, number> = {
   'docs/DECISIONS.md': 5_500,
   'docs/OPERATIONS.md': 3_000,
   'docs/API.md': 3_500,
+  'docs/CONFIGURATION.md': 2_500,
   'docs/SCALING.md': 1_500,
 };
 const DOCS_TOTAL = 24_000;

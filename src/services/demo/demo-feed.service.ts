@@ -1,29 +1,33 @@
 /**
  * The demo feed: while the demo data is served and nothing is ingested, each demo series gets
- * its next 1m candles from the demo model at every minute close (and the perpetual its hourly
- * funding), through the same write path as ingestion, so a fresh offline install stays live
+ * its next 1m candles from the demo model at every minute close (a perpetual also its funding,
+ * hourly or 8-hourly, and its context minutes), through the same write path as ingestion, so a fresh offline install stays live
  * (freshness 1). A series is extended only while its newest candle is the model's own: data a
  * user imported under a demo symbol is never touched. DEMO_FEED=false turns it off.
  */
 import type { Store } from '../../db/store';
 import { CANDLE_TEXT } from '../../domain/candle-text';
 import type { CandleInput } from '../../domain/csv-rows';
-import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
+import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, demoUsdmFundingRate, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
 import { DAY_MS, MINUTE_MS } from '../../domain/time';
 import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
 import type { LiveWriter } from '../ingest/live-writer';
-import { inputs } from './demo-seed-rows';
+import { demoContextRows, type DemoPerpetual } from './demo-context';
+import { inputs, type DemoVenue } from './demo-seed-rows';
 import { repeat } from '../runtime/repeat';
+
+/** The demo's exchanges the feed extends (catalogue keys), when served and seeded. */
+const FED: readonly DemoVenue[] = ['spot', 'perp', 'binance-perp'];
 
 /** Longest stretch appended at once (a server stopped for longer leaves the rest as a gap). */
 const MAX_CATCH_UP_MS = DAY_MS;
 
 export class DemoFeedService {
-  private days = new Map<string, { spot: DemoCandle[]; perp: DemoCandle[] }>();
+  private days = new Map<string, Record<DemoVenue, DemoCandle[]>>();
 
   constructor(
-    private readonly store: Pick<Store, 'series' | 'candles' | 'funding'>,
+    private readonly store: Pick<Store, 'series' | 'candles' | 'funding' | 'derivatives'>,
     private readonly exchanges: Exchanges,
     private readonly writer: LiveWriter,
     private readonly clock: () => number,
@@ -35,7 +39,7 @@ export class DemoFeedService {
     const last = lastClosedOpen(now, '1m');
     let written = 0;
     for (const sym of DEMO_SYMBOLS) {
-      for (const role of ['spot', 'perp'] as const) {
+      for (const role of FED) {
         const exchange = this.exchanges.byKey(role)?.name;
         const id = exchange === undefined ? undefined : await this.store.series.idOf({ exchange, symbol: sym.symbol });
         if (id === undefined) continue;
@@ -46,6 +50,8 @@ export class DemoFeedService {
         await this.writer.candles({ id, symbol: sym.symbol }, '1m', rows);
         written += rows.length;
         if (role === 'perp') await this.appendFunding(id, sym, now);
+        if (role === 'binance-perp') await this.appendUsdmFunding(id, sym, now);
+        if (role !== 'spot') await this.appendContext(id, sym, role, last);
       }
     }
     this.forgetOldDays(last);
@@ -60,18 +66,18 @@ export class DemoFeedService {
     );
   }
 
-  private async isModelCandle(id: number, sym: DemoSymbol, role: 'spot' | 'perp', t: number): Promise<boolean> {
+  private async isModelCandle(id: number, sym: DemoSymbol, role: DemoVenue, t: number): Promise<boolean> {
     const [stored] = (await this.store.candles.pages([id], '1m', new Date(t), new Date(t), 1, false)).get(id) ?? [];
     return stored !== undefined && Number(stored[CANDLE_TEXT.close.at]) === Number(this.candle(sym, role, t).close);
   }
 
-  private candle(sym: DemoSymbol, role: 'spot' | 'perp', t: number): CandleInput {
+  private candle(sym: DemoSymbol, role: DemoVenue, t: number): CandleInput {
     const day = bucketStart(t, '1d');
     const key = `${sym.symbol}|${day}`;
     let d = this.days.get(key);
     if (!d) {
       const spot = demoSpotDay(sym, day);
-      d = { spot, perp: demoPerpOf(sym, spot) };
+      d = { spot, perp: demoPerpOf(sym, spot), 'binance-perp': demoPerpOf(sym, spot, 'usdm') };
       this.days.set(key, d);
     }
     return inputs([d[role][(t - day) / MINUTE_MS]], sym)[0];
@@ -86,6 +92,26 @@ export class DemoFeedService {
       rows.push({ time: t, rate: demoFundingRate(sym, t).toFixed(8) });
     }
     await this.writer.funding({ id, symbol: sym.symbol }, rows);
+  }
+
+  /** Binance USD-M's settlements every 8 hours. */
+  private async appendUsdmFunding(id: number, sym: DemoSymbol, now: number): Promise<void> {
+    const period = 8 * FUNDING_INTERVAL_MS;
+    const due = Math.floor(now / period) * period;
+    const latest = await this.store.funding.latestTime(id);
+    if (latest === null || latest >= due) return;
+    const rows = [];
+    for (let t = Math.max(latest + period, due - MAX_CATCH_UP_MS); t <= due; t += period) rows.push({ time: t, rate: demoUsdmFundingRate(sym, t).toFixed(8) });
+    const f = this.exchanges.byKey('binance-perp')!.funding!;
+    await this.writer.funding({ id, symbol: sym.symbol }, rows, { maxHours: f.maxHours, firstHours: f.defaultHours });
+  }
+
+  /** The context minutes after the newest one, up to `last` (series the seed gave a context only). */
+  private async appendContext(id: number, sym: DemoSymbol, role: DemoPerpetual, last: number): Promise<void> {
+    const latest = await this.store.derivatives.latestTime(id);
+    if (latest === null || latest >= last) return;
+    const rows = demoContextRows(sym, role, Math.max(latest + MINUTE_MS, last - MAX_CATCH_UP_MS), last);
+    await this.writer.derivatives([{ series: { id, symbol: sym.symbol }, rows }]);
   }
 
   private forgetOldDays(lastMs: number): void {

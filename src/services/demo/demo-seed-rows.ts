@@ -22,8 +22,14 @@ export const DEMO_FUNDING_DAYS = 60;
 /** The series that carries the deliberate gaps. */
 export const DEMO_GAPPY = { symbol: 'SOL-USDT', venue: 'spot' as const };
 
-export type DemoVenue = 'spot' | 'perp';
+/** The catalogue keys of the demo's exchanges. */
+export type DemoVenue = 'spot' | 'perp' | 'binance-perp';
+/** Seeded before the server reports healthy (the spec's two exchanges)... */
 export const DEMO_VENUES: readonly DemoVenue[] = ['spot', 'perp'];
+/** ...and these after (DemoSeedService.seedLater). */
+export const DEMO_LATER_VENUES: readonly DemoVenue[] = ['binance-perp'];
+/** Minutes of perpetual context the demo holds (and rolls up). */
+export const DEMO_CONTEXT_DAYS = 2;
 
 /** The time ranges of a seed at `nowMs`. */
 export interface DemoWindow {
@@ -71,16 +77,15 @@ export interface DemoCandles {
   minutes: CandleInput[];
 }
 
-/** Both venues' candles of `sym` over `w`, the gappy series' gaps cut out. */
+/** The candles of `sym` over `w` on the demo's exchanges, the gappy series' gaps cut out. */
 export function demoCandles(sym: DemoSymbol, w: DemoWindow): Record<DemoVenue, DemoCandles> {
-  const minutes = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
-  const hours = { spot: [] as DemoCandle[], perp: [] as DemoCandle[] };
+  const minutes: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
+  const hours: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
   const cutDay = bucketStart(w.cut, '1d');
   for (let day = bucketStart(w.hourStart, '1d'); day <= w.lastMinute; day += DAY_MS) {
     // Days before the cut day are generated hourly; the rest by the minute.
     const spot = demoSpotDay(sym, day, day < cutDay ? HOUR_MS : MINUTE_MS);
-    const perp = demoPerpOf(sym, spot);
-    for (const [venue, candles] of [['spot', spot], ['perp', perp]] as const) {
+    for (const [venue, candles] of [['spot', spot], ['perp', demoPerpOf(sym, spot)], ['binance-perp', demoPerpOf(sym, spot, 'usdm')]] as const) {
       const old = candles.filter((c) => c.time >= w.hourStart && c.time < w.cut);
       hours[venue].push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
       minutes[venue].push(...candles.filter((c) => c.time >= w.cut && c.time <= w.lastMinute));
@@ -95,7 +100,7 @@ export function demoCandles(sym: DemoSymbol, w: DemoWindow): Record<DemoVenue, D
       minutes: inputs(gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue], sym),
     };
   };
-  return { spot: stored('spot'), perp: stored('perp') };
+  return { spot: stored('spot'), perp: stored('perp'), 'binance-perp': stored('binance-perp') };
 }
 
 /**

@@ -1,22 +1,25 @@
 /**
- * `mds seed-demo`: writes the deterministic demo data set (domain/demo-data.ts) for both
- * venues, ending at the last complete period before `now`: 1m candles for the last 7 days,
- * imported 1h candles for the 400 days before, every coarser timeframe rolled up, hourly
- * funding for the perpetual venue over the last 60 days, and a few gaps on one series. The
- * rows themselves are made by demo-seed-rows.ts, here or in a worker thread (SeedRowsSource).
+ * `mds seed-demo`: the deterministic demo data set (domain/demo-data.ts) of the spec's two
+ * exchanges up to the last complete period before `now`: 1m candles for 7 days, 1h for the 400
+ * before, rollups, 60 days of hourly funding, a few gaps on one series (rows by
+ * demo-seed-rows.ts, here or in a worker thread). `seedLater`, once the server serves: Binance
+ * USD-M's series (8-hourly funding) and two days of every perpetual's context.
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
 import type { FundingRateInput } from '../../domain/csv-rows';
-import { DEMO_SYMBOLS, demoFundingRate, type DemoSymbol } from '../../domain/demo-data';
-import { DAY_MS, HOUR_MS } from '../../domain/time';
+import { DEMO_SYMBOLS, demoFundingRate, demoUsdmFundingRate, type DemoSymbol } from '../../domain/demo-data';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
 import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
-import { DEMO_FUNDING_DAYS, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
+import { demoContextRows } from './demo-context';
+import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
 
 export interface SeedSummary {
   series: number;
+  /** Context minutes written (seedLater). */
+  context?: number;
   candles1m: number;
   candles1h: number;
   funding: number;
@@ -37,7 +40,7 @@ export const INLINE_ROWS: SeedRowsSource = { symbol: symbolSeeds };
 
 export class DemoSeedService {
   constructor(
-    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction' | 'analyze' | 'partitions'>,
+    private readonly store: Pick<Store, 'series' | 'locks' | 'transaction' | 'analyze' | 'partitions' | 'derivatives'>,
     private readonly exchanges: Exchanges,
     private readonly features: FeaturePrecomputeService,
   ) {}
@@ -101,6 +104,55 @@ export class DemoSeedService {
     return summary;
   }
 
+  /**
+   * The demo's further exchanges (DEMO_LATER_VENUES, when served and empty) and two days of each
+   * perpetual's context (where it has none), under the seed's lock. Run after the server is up:
+   * the spec's two exchanges are served meanwhile. Null when there was nothing to seed.
+   */
+  async seedLater(nowMs: number): Promise<SeedSummary | null> {
+    return this.store.locks.withLock('demoSeed', async () => {
+      const w = demoWindow(nowMs);
+      const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
+      let context = 0;
+      for (const [symbol, sym] of DEMO_SYMBOLS.entries()) {
+        const later = await this.store.transaction(async (tx) => {
+          const out: DemoSeries[] = [];
+          for (const venue of DEMO_LATER_VENUES) {
+            const exchange = this.exchanges.byKey(venue)?.name;
+            if (exchange === undefined) continue;
+            const id = await tx.series.ensure({ exchange, symbol: sym.symbol });
+            if (await tx.candles.isEmpty(id)) out.push({ symbol, venue, id, empty: true });
+          }
+          return out;
+        });
+        if (later.length > 0) for (const seed of await INLINE_ROWS.symbol(symbol, later, w)) await this.write(seed, w, summary);
+        context += await this.writeContexts(sym, w);
+        if (later.length > 0) await this.features.funding(sym.symbol);
+      }
+      return summary.series > 0 || context > 0 ? { ...summary, context } : null;
+    });
+  }
+
+  /** Two days of context minutes, rolled up, for each perpetual series of `sym` that has none. */
+  private async writeContexts(sym: DemoSymbol, w: DemoWindow): Promise<number> {
+    const from = w.lastMinute - DEMO_CONTEXT_DAYS * DAY_MS + MINUTE_MS;
+    const spotName = this.exchanges.byKey('spot')?.name;
+    if (spotName === undefined) return 0;
+    let written = 0;
+    for (const venue of ['perp', 'binance-perp'] as const) {
+      const exchange = this.exchanges.byKey(venue)?.name;
+      const id = exchange === undefined ? undefined : await this.store.series.idOf({ exchange, symbol: sym.symbol });
+      if (id === undefined || (await this.store.derivatives.latestTime(id)) !== null) continue;
+      const rows = demoContextRows(sym, venue, from, w.lastMinute);
+      await this.store.transaction(async (tx) => {
+        await tx.derivatives.upsert(id, oneBatch(rows));
+        await tx.derivatives.rollUp(id, from, w.lastMinute, w.nowMs);
+      });
+      written += rows.length;
+    }
+    return written;
+  }
+
   /** One series: its candles and funding in a transaction, then its features. */
   private async write(seed: SeriesSeed, w: DemoWindow, summary: SeedSummary): Promise<void> {
     const { id, venue, symbol } = seed.series;
@@ -109,6 +161,7 @@ export class DemoSeedService {
       if (encoded) for (const rows of encoded.candles) await tx.candles.writeEncoded(id, rows);
       else await this.writeCandles(tx, id, seed.candles!, w);
       if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
+      if (venue === 'binance-perp') summary.funding += await this.writeUsdmFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
     });
     if (encoded) for (const rows of encoded.features) summary.featureRows += await this.store.transaction((tx) => tx.features.writeEncoded(id, rows));
     else for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(id, tf, null);
@@ -135,6 +188,16 @@ export class DemoSeedService {
       rows.push({ time: t, rate: demoFundingRate(sym, t).toFixed(8) });
     }
     await tx.funding.upsert(seriesId, oneBatch(rows));
+    return rows.length;
+  }
+
+  /** Binance USD-M's 8-hourly settlements over the same days. */
+  private async writeUsdmFunding(tx: Repositories, seriesId: number, sym: DemoSymbol, nowMs: number): Promise<number> {
+    const last = Math.floor(nowMs / (8 * HOUR_MS)) * 8 * HOUR_MS;
+    const rows: FundingRateInput[] = [];
+    for (let t = last - DEMO_FUNDING_DAYS * DAY_MS + 8 * HOUR_MS; t <= last; t += 8 * HOUR_MS) rows.push({ time: t, rate: demoUsdmFundingRate(sym, t).toFixed(8) });
+    const f = this.exchanges.byKey('binance-perp')!.funding!;
+    await tx.funding.upsert(seriesId, oneBatch(rows), { maxHours: f.maxHours, firstHours: f.defaultHours });
     return rows.length;
   }
 }
