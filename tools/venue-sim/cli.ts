@@ -24,7 +24,8 @@ async function main(): Promise<void> {
 }
 
 async function run(port: number, pairs: string[][]): Promise<void> {
-  const sim = await VenueSimulator.start({ port, hyperliquid: pairs.map(([base]) => base), binance: pairs.map(([base, quote]) => base + quote) });
+  const pairNames = pairs.map(([base, quote]) => base + quote);
+  const sim = await VenueSimulator.start({ port, hyperliquid: pairs.map(([base]) => base), binance: pairNames, binancePerp: pairNames });
   for (const [name, value] of Object.entries(sim.env)) process.stdout.write(`export ${name}=${value}\n`);
   process.stderr.write(`# venue simulator up; then: INGEST_SYMBOLS=${pairs.map((p) => p.join('-')).join(',')} npm start\n`);
   const stop = () => void sim.close().then(() => process.exit(0));

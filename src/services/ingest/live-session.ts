@@ -44,7 +44,8 @@ export class LiveSession {
   private readonly failures = new Map<number, number>();
   /** Series whose backfill has completed: until then, a failed step's catch-up is the backfill again. */
   private readonly backfilled = new Set<number>();
-  private readonly contexts: ContextRecorder;
+  /** The context recorder of each venue that pushes one. */
+  private readonly contexts = new Map<VenueAdapter, ContextRecorder>();
   private stopped = false;
 
   constructor(
@@ -59,12 +60,11 @@ export class LiveSession {
     private readonly log: Logger,
   ) {
     for (const t of targets) this.byInstrument.set(`${t.adapter.id}|${t.instrument}`, t);
-    this.contexts = new ContextRecorder(
-      targets.filter((t) => t.adapter.contexts),
-      writer,
-      clock,
-      log,
-    );
+    // A recorder per venue: one whose minutes stay open for late values (contextSettleMs) never delays another's.
+    for (const t of targets) {
+      if (!t.adapter.contexts || this.contexts.has(t.adapter)) continue;
+      this.contexts.set(t.adapter, new ContextRecorder(targets.filter((x) => x.adapter === t.adapter), writer, clock, log));
+    }
   }
 
   /** Backfill every series, follow the sockets, and start the schedules. */
@@ -81,7 +81,7 @@ export class LiveSession {
             this.status.venueConnected(adapter.id, true);
             void this.reportStatus(); // readers of ingest_status see the change now, not at the next report
             this.log.info({ venue: adapter.id }, 'venue socket connected');
-            void this.contexts.snapshot(adapter, instruments);
+            void this.contexts.get(adapter)?.snapshot(adapter, instruments);
             for (const t of targets) this.enqueue(t, 'reconcile', () => this.reconcile(t));
           },
           onDisconnected: (reason) => {
@@ -90,12 +90,12 @@ export class LiveSession {
             this.log.warn({ venue: adapter.id, reason }, 'venue socket lost; reconnecting');
           },
           onClosed: (c) => this.onClosed(adapter, c),
-          ...(adapter.contexts ? { onContext: (u: ContextUpdate) => this.contexts.update(adapter, u) } : {}),
+          ...(adapter.contexts ? { onContext: (u: ContextUpdate) => this.contexts.get(adapter)!.update(adapter, u) } : {}),
         },
       );
       this.streams.push(stream);
     }
-    this.contexts.start();
+    for (const recorder of this.contexts.values()) recorder.start();
     this.schedules.push(
       repeat(() => this.sweep(), () => MINUTE - (this.clock() % MINUTE) + SWEEP_DELAY_MS),
       repeat(() => this.pollFunding(0), () => FUNDING_INTERVAL_MS - (this.clock() % FUNDING_INTERVAL_MS) + this.settings.fundingDelayMs),
@@ -111,7 +111,7 @@ export class LiveSession {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     await Promise.all(this.schedules.splice(0).map((stop) => stop()));
-    await this.contexts.stop();
+    await Promise.all([...this.contexts.values()].map((r) => r.stop()));
     for (const t of this.targets) this.status.venueConnected(t.adapter.id, false);
     await Promise.allSettled([...this.queues.values()]);
   }
@@ -119,7 +119,7 @@ export class LiveSession {
   /** Everything queued so far is done (tests, the summary of a sync). */
   async idle(): Promise<void> {
     while (this.queues.size) await Promise.allSettled([...this.queues.values()]);
-    await this.contexts.idle();
+    await Promise.all([...this.contexts.values()].map((r) => r.idle()));
   }
 
   private async backfill(t: IngestTarget): Promise<void> {
