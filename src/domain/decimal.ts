@@ -25,6 +25,11 @@ export function parseDecimal(input: string): string | null {
   return parseAnyDecimal(input);
 }
 
+/** `text` (a canonical decimal) times 10^places, exact: the point moved. */
+export function shiftDecimal(text: string, places: number): string {
+  return places === 0 ? text : parseAnyDecimal(`${text}e${places}`)!;
+}
+
 /** parseDecimal for every accepted form (signs, exponents, leading zeros, spaces around). */
 export function parseAnyDecimal(input: string): string | null {
   const m = DECIMAL_RE.exec(input.trim());

@@ -7,8 +7,25 @@ import { parseValue } from './params/param';
 import { parseDuration, parseTimestamp } from './time';
 import { FUNDING_INTERVAL_MS } from './timeframe';
 
-/** Per symbol, the instrument names that break the rule, by venue adapter id. */
-export type SymbolMap = Record<string, Partial<Record<string, string>>>;
+/** A venue's instrument for a symbol, and its contract multiplier (1000PEPEUSDT: 1,000 PEPE). */
+export interface VenueInstrument {
+  instrument: string;
+  /** Prices are divided by it, volumes and open interest multiplied: a power of ten. */
+  scale: number;
+}
+
+/** Per symbol, the instruments that break the rule, by venue adapter id. */
+export type SymbolMap = Record<string, Partial<Record<string, VenueInstrument>>>;
+
+/** The scales of a venue's mapped instruments (only those not 1). */
+export function scalesOf(map: SymbolMap, venue: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const venues of Object.values(map)) {
+    const v = venues[venue];
+    if (v && v.scale !== 1) out.set(v.instrument, v.scale);
+  }
+  return out;
+}
 
 /** A comma-separated list of BASE-QUOTE symbols, upper-cased and without duplicates. */
 export function parseSymbolList(text: string): string[] {
@@ -40,7 +57,10 @@ export function parseSince(text: string, nowMs: number): number {
   return nowMs - parseDuration(t)!;
 }
 
-/** JSON such as {"PEPE-USDT": {"hyperliquid": "kPEPE"}}: the exceptions to the mapping rule. */
+/**
+ * JSON such as {"PEPE-USDT": {"hyperliquid": "kPEPE"}}: the exceptions to the mapping rule; an
+ * exception may carry a contract multiplier, {"instrument": "1000PEPEUSDT", "scale": 1000}.
+ */
 export function parseSymbolMap(text: string): SymbolMap {
   let raw: unknown;
   try {
@@ -54,10 +74,14 @@ export function parseSymbolMap(text: string): SymbolMap {
     if (typeof venues !== 'object' || venues === null || Array.isArray(venues)) {
       throw new Error(`${symbol}: must map venue names to instrument names`);
     }
-    const names: Record<string, string> = {};
-    for (const [venue, name] of Object.entries(venues)) {
-      if (typeof name !== 'string' || !/^[A-Za-z0-9@:_./-]{1,40}$/.test(name)) throw new Error(`${symbol}.${venue}: must be an instrument name`);
-      names[venue] = name;
+    const names: Record<string, VenueInstrument> = {};
+    for (const [venue, value] of Object.entries(venues)) {
+      const { instrument, scale } = typeof value === 'string' ? { instrument: value, scale: 1 } : ((value ?? {}) as { instrument?: unknown; scale?: unknown });
+      if (typeof instrument !== 'string' || !/^[A-Za-z0-9@:_./-]{1,40}$/.test(instrument)) throw new Error(`${symbol}.${venue}: must be an instrument name or {"instrument", "scale"}`);
+      if (typeof scale !== 'number' || !Number.isInteger(Math.log10(scale)) || scale < 1 || scale > 1e9) {
+        throw new Error(`${symbol}.${venue}.scale: must be a power of ten from 1 to 1000000000`);
+      }
+      names[venue] = { instrument, scale };
     }
     out[symbolOf(symbol)] = names;
   }

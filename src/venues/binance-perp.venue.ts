@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { FundingRateInput } from '../domain/csv-rows';
 import type { PerpContext } from '../domain/derivatives';
-import { baseQuote } from '../domain/ingest-settings';
+import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
@@ -102,6 +102,8 @@ export class BinancePerpVenue implements VenueAdapter {
   private readonly fundingBudget: WeightBudget;
   private intervals: { at: number; hours: Map<string, number> } | null = null;
   private listing: { at: number; symbols: Set<string> } | null = null;
+  /** Contract multipliers of mapped instruments (INGEST_SYMBOL_MAP). */
+  private readonly scales: Map<string, number>;
 
   constructor(private readonly o: VenueOptions) {
     this.http = new VenueHttp({
@@ -113,6 +115,7 @@ export class BinancePerpVenue implements VenueAdapter {
       now: o.now,
     });
     this.fundingBudget = this.http.endpointBudget(FUNDING_REQUESTS_PER_5_MIN, FIVE_MINUTES);
+    this.scales = scalesOf(o.symbolMap, this.id);
   }
 
   get totals() {
@@ -122,7 +125,7 @@ export class BinancePerpVenue implements VenueAdapter {
   /** BTC-USDT -> BTCUSDT: a USD-M perpetual is named by its pair. */
   instrument(symbol: string): string {
     const { base, quote } = baseQuote(symbol);
-    return this.o.symbolMap[symbol]?.[this.id] ?? `${base}${quote}`;
+    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? `${base}${quote}`;
   }
 
   /** The perpetuals trading now (`exchangeInfo`), asked at most hourly. */
@@ -145,7 +148,7 @@ export class BinancePerpVenue implements VenueAdapter {
     });
     const sink = new RowSink(this.id, this.o.observer);
     // The answer ends with the candle still open: candlePage keeps only those closed by now.
-    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
+    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) }, (raw) => {
       const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
       return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[7], trades: String(k[8]), takerBuyVolume: k[9], takerBuyQuoteVolume: k[10] };
     });
@@ -212,7 +215,10 @@ export class BinancePerpVenue implements VenueAdapter {
       const p = sink.parse(premiumIndex, await this.http.json({ method: 'GET', path: '/fapi/v1/premiumIndex', query: { symbol }, weight: 1 }), () => undefined);
       const minute = await this.minuteValues(symbol, Math.floor(this.o.now() / MINUTE) * MINUTE - MINUTE);
       if (!p || minute.openInterest === undefined) continue;
-      const context = sink.context({ markPrice: p.markPrice, oraclePrice: p.indexPrice, fundingRate: p.lastFundingRate, openInterest: minute.openInterest, midPrice: minute.midPrice ?? null, premium: minute.premium ?? null });
+      const context = sink.context(
+        { markPrice: p.markPrice, oraclePrice: p.indexPrice, fundingRate: p.lastFundingRate, openInterest: minute.openInterest, midPrice: minute.midPrice ?? null, premium: minute.premium ?? null },
+        this.scales.get(symbol),
+      );
       if (context) out.push({ instrument: symbol, context });
     }
     return out;
@@ -243,7 +249,7 @@ export class BinancePerpVenue implements VenueAdapter {
       const k = known.get(symbol)!;
       if (k.markPrice === undefined || k.oraclePrice === undefined || k.fundingRate === undefined || k.openInterest === undefined) return;
       const c: PerpContext = { markPrice: k.markPrice, oraclePrice: k.oraclePrice, fundingRate: k.fundingRate, openInterest: k.openInterest, midPrice: k.midPrice ?? null, premium: k.premium ?? null };
-      const context = sink.context(c);
+      const context = sink.context(c, this.scales.get(symbol));
       if (context) h.onContext!({ instrument: symbol, context, ...(atMs === undefined ? {} : { atMs }) });
     };
     let pollTimer: NodeJS.Timeout | null = null;
@@ -290,7 +296,7 @@ export class BinancePerpVenue implements VenueAdapter {
         if (!k || !k.x) return; // still open: only closed klines are stored
         if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
         const flow = { quoteVolume: k.q, trades: String(k.n), takerBuyVolume: k.V, takerBuyQuoteVolume: k.Q };
-        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m');
+        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m', this.scales.get(k.s));
         if (row) h.onClosed({ instrument: k.s, candle: row });
       },
     });

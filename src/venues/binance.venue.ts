@@ -7,7 +7,7 @@
  * q, n, V, Q); `k.x` is true once, when the kline closes. Server pings every 20 s (ws pongs).
  */
 import { z } from 'zod';
-import { baseQuote } from '../domain/ingest-settings';
+import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
@@ -59,8 +59,11 @@ export class BinanceVenue implements VenueAdapter {
   readonly horizonCandles = null;
   readonly pageCandles = KLINES_LIMIT;
   readonly http: VenueHttp;
+  /** Multipliers of mapped instruments (INGEST_SYMBOL_MAP), rare on spot. */
+  private readonly scales: Map<string, number>;
 
   constructor(private readonly o: VenueOptions) {
+    this.scales = scalesOf(o.symbolMap, this.id);
     this.http = new VenueHttp({
       venue: this.id,
       baseUrl: o.apiUrl,
@@ -78,7 +81,7 @@ export class BinanceVenue implements VenueAdapter {
   /** BTC-USDT -> BTCUSDT: Binance names a pair base then quote, no separator. */
   instrument(symbol: string): string {
     const { base, quote } = baseQuote(symbol);
-    return this.o.symbolMap[symbol]?.[this.id] ?? `${base}${quote}`;
+    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? `${base}${quote}`;
   }
 
   async candles(symbol: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {
@@ -89,7 +92,7 @@ export class BinanceVenue implements VenueAdapter {
       weight: KLINES_WEIGHT,
     });
     const sink = new RowSink(this.id, this.o.observer);
-    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
+    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) }, (raw) => {
       const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
       return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[7], trades: String(k[8]), takerBuyVolume: k[9], takerBuyQuoteVolume: k[10] };
     });
@@ -113,7 +116,7 @@ export class BinanceVenue implements VenueAdapter {
         if (!k || !k.x) return; // still open: only closed klines are stored
         if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
         const flow = { quoteVolume: k.q, trades: String(k.n), takerBuyVolume: k.V, takerBuyQuoteVolume: k.Q };
-        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m');
+        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m', this.scales.get(k.s));
         if (row) h.onClosed({ instrument: k.s, candle: row });
       },
     });

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
 import type { PerpContext } from '../domain/derivatives';
-import { baseQuote } from '../domain/ingest-settings';
+import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import { VenueHttp } from './venue-http';
 import { decimalText, decimalTextOrNumber, epochMs, RowSink } from './venue-rows';
@@ -68,9 +68,12 @@ export class HyperliquidVenue implements VenueAdapter {
   readonly horizonCandles = 5_000;
   readonly pageCandles = 5_000;
   readonly http: VenueHttp;
+  /** Contract multipliers of mapped instruments (INGEST_SYMBOL_MAP: kPEPE is 1,000 PEPE). */
+  private readonly scales: Map<string, number>;
 
   constructor(private readonly o: VenueOptions) {
     this.http = new VenueHttp({ venue: this.id, baseUrl: o.apiUrl, weightPerMinute: o.weightPerMinute, observer: o.observer, now: o.now });
+    this.scales = scalesOf(o.symbolMap, this.id);
   }
 
   get totals() {
@@ -79,7 +82,7 @@ export class HyperliquidVenue implements VenueAdapter {
 
   /** BTC-USDT -> BTC: Hyperliquid names a perpetual by its base coin. */
   instrument(symbol: string): string {
-    return this.o.symbolMap[symbol]?.[this.id] ?? baseQuote(symbol).base;
+    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? baseQuote(symbol).base;
   }
 
   async candles(coin: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {
@@ -92,7 +95,7 @@ export class HyperliquidVenue implements VenueAdapter {
       extraWeight: (j) => (Array.isArray(j) ? Math.floor(j.length / CANDLES_PER_WEIGHT) : 0),
     });
     const sink = new RowSink(this.id, this.o.observer);
-    return sink.candlePage(json, { what: 'candleSnapshot', noun: 'candle', tf, startMs, endMs, closedBy: this.o.now() }, (raw) => {
+    return sink.candlePage(json, { what: 'candleSnapshot', noun: 'candle', tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(coin) }, (raw) => {
       const c = sink.parse(candleRow, raw, openTimeOf);
       if (!c) return null;
       if (c.s !== coin || c.i !== tf) {
@@ -160,7 +163,7 @@ export class HyperliquidVenue implements VenueAdapter {
     meta.universe.forEach((asset, i) => {
       if (!coins.includes(asset.name)) return;
       const ctx = sink.parse(assetCtx, ctxs[i], () => undefined);
-      const context = ctx && sink.context(contextOf(ctx));
+      const context = ctx && sink.context(contextOf(ctx), this.scales.get(asset.name));
       if (context) out.push({ instrument: asset.name, context });
     });
     return out;
@@ -182,7 +185,7 @@ export class HyperliquidVenue implements VenueAdapter {
       if (prev && c.t === prev.t && c.n < prev.n) return;
       open.set(c.s, c);
       if (prev && c.t > prev.t && prev.t + p <= this.o.now() + 5_000) {
-        const row = sink.candle(fieldsOf(prev), '1m');
+        const row = sink.candle(fieldsOf(prev), '1m', this.scales.get(prev.s));
         if (row) h.onClosed({ instrument: prev.s, candle: row });
       }
     };
@@ -190,7 +193,7 @@ export class HyperliquidVenue implements VenueAdapter {
       const u = sink.parse(activeAssetCtx, raw, () => undefined);
       if (!u) return;
       if (!coins.includes(u.coin)) return sink.reject('range', `context of ${u.coin} not subscribed`);
-      const context = sink.context(contextOf(u.ctx));
+      const context = sink.context(contextOf(u.ctx), this.scales.get(u.coin));
       if (context) h.onContext!({ instrument: u.coin, context });
     };
     return new VenueSocket({

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { checkTradeFlow, parseCandleRow, RowError, type CandleInput, type FundingRateInput } from '../domain/csv-rows';
 import { checkContext, type PerpContext } from '../domain/derivatives';
-import { parseDecimal } from '../domain/decimal';
+import { parseDecimal, shiftDecimal } from '../domain/decimal';
 import { alignVenueTime, fundingHourOf } from '../domain/ingest-settings';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import type { CandlePage, VenueObserver } from './venue';
@@ -37,6 +37,37 @@ export function schemaReason(err: z.ZodError): string {
  * The rows of one response or one socket: checked rows are returned, rejected ones counted and
  * their slots noted (a rejected slot is asked for again later, never recorded as a venue gap).
  */
+/** A decimal from the venue times 10^places, exact; the text as it is when it is not a decimal (then rejected as such). */
+function shifted(text: string, places: number): string {
+  const d = parseDecimal(text);
+  return d === null ? text : shiftDecimal(d, places);
+}
+
+function scaledCandle(c: CandleInput, scale: number): CandleInput {
+  const k = Math.round(Math.log10(scale));
+  const price = (v: string) => shifted(v, -k);
+  return {
+    ...c,
+    open: price(c.open),
+    high: price(c.high),
+    low: price(c.low),
+    close: price(c.close),
+    volume: shifted(c.volume, k),
+    ...(c.takerBuyVolume === undefined ? {} : { takerBuyVolume: shifted(c.takerBuyVolume, k) }),
+  };
+}
+
+function scaledContext(c: PerpContext, scale: number): PerpContext {
+  const k = Math.round(Math.log10(scale));
+  return {
+    ...c,
+    openInterest: shifted(c.openInterest, k),
+    markPrice: shifted(c.markPrice, -k),
+    oraclePrice: shifted(c.oraclePrice, -k),
+    midPrice: c.midPrice === null ? null : shifted(c.midPrice, -k),
+  };
+}
+
 export class RowSink {
   /** Open times of rejected rows; null once a rejected row had no usable time. */
   rejectedTimes: number[] | null = [];
@@ -53,8 +84,12 @@ export class RowSink {
     else this.rejectedTimes?.push(time);
   }
 
-  /** The candle aligned and checked, with its trade flow when given, or null (rejected). */
-  candle(f: CandleInput, tf: CandleTimeframe): CandleInput | null {
+  /**
+   * The candle aligned and checked, with its trade flow when given, or null (rejected); an
+   * instrument of `scale` (VenueInstrument) is restated per unit: prices divided, volumes multiplied.
+   */
+  candle(raw: CandleInput, tf: CandleTimeframe, scale = 1): CandleInput | null {
+    const f = scale === 1 ? raw : scaledCandle(raw, scale);
     const time = alignVenueTime(f.time, TIMEFRAME_MS[tf]);
     if (time === null) return this.rejected('time', `open time ${f.time} is more than 5 s off the ${tf} boundary`, f.time);
     try {
@@ -71,8 +106,9 @@ export class RowSink {
     return r === null ? this.rejected('values', `rate "${rate}" is not a finite number`, time) : { time: fundingHourOf(time), rate: r };
   }
 
-  /** A context with its decimals canonical and checked, or null (rejected). */
-  context(c: PerpContext): PerpContext | null {
+  /** A context with its decimals canonical and checked (restated per unit at `scale`), or null (rejected). */
+  context(raw: PerpContext, scale = 1): PerpContext | null {
+    const c = scale === 1 ? raw : scaledContext(raw, scale);
     const exact = (v: string, name: string) => {
       const d = parseDecimal(v);
       if (d === null) throw new RowError(`${name} "${v}" is not a finite number`);
@@ -101,7 +137,7 @@ export class RowSink {
    */
   candlePage(
     json: unknown,
-    ask: { what: string; noun: string; tf: CandleTimeframe; startMs: number; endMs: number; closedBy: number },
+    ask: { what: string; noun: string; tf: CandleTimeframe; startMs: number; endMs: number; closedBy: number; scale?: number },
     fieldsOf: (raw: unknown) => CandleInput | null,
   ): CandlePage {
     const rows: CandleInput[] = [];
@@ -112,7 +148,7 @@ export class RowSink {
     const p = TIMEFRAME_MS[ask.tf];
     for (const raw of json) {
       const fields = fieldsOf(raw);
-      const row = fields && this.candle(fields, ask.tf);
+      const row = fields && this.candle(fields, ask.tf, ask.scale);
       if (!row) continue;
       if (row.time < ask.startMs || row.time > ask.endMs) this.reject('range', `${ask.noun} ${row.time} outside the asked range`, row.time);
       else if (row.time + p <= ask.closedBy) rows.push(row);

@@ -124,6 +124,23 @@ describe('Binance USD-M adapter on recorded answers', () => {
     expect(contexts).toEqual([]);
   });
 
+  it('restates a mapped contract of 1,000 units per unit, exactly: prices divided, volumes and open interest multiplied', async () => {
+    const v = new BinancePerpVenue({
+      apiUrl: base,
+      wsUrl: base.replace('http', 'ws'),
+      weightPerMinute: 2400,
+      symbolMap: { 'PEPE-USDT': { 'binance-perp': { instrument: 'BTCUSDT', scale: 1000 } } },
+      socketTimeoutMs: 5_000,
+      observer: { request() {}, weight() {}, reconnect() {}, rejected: (_v, kind, reason) => rejected.push(`${kind}: ${reason}`) },
+      now: () => now,
+    });
+    expect(v.instrument('PEPE-USDT')).toBe('BTCUSDT');
+    const [first] = (await v.candles('BTCUSDT', '1h', 1786816800000, 1786820400000)).rows;
+    expect(first).toMatchObject({ open: '63.0434', high: '63.083', low: '63.0116', close: '63.0263', volume: '1116068', takerBuyVolume: '460737', quoteVolume: '70342488.017' });
+    const [u] = await v.contexts(['BTCUSDT']);
+    expect(u.context).toMatchObject({ markPrice: '63.0864', openInterest: '84617188', fundingRate: '0.00009145' });
+  });
+
   it('takes the mid of the best bid and ask exactly', () => {
     expect(midOf('4.00000000', '4.00000200')).toBe('4.000001');
     expect(midOf('63026.1', '63026.2')).toBe('63026.15');

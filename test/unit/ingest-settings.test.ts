@@ -30,7 +30,12 @@ describe('ingestion settings', () => {
   });
 
   it('when the symbol map is JSON of venue names, then it is kept; anything else names the problem', () => {
-    expect(parseSymbolMap('{"pepe-usdt":{"hyperliquid":"kPEPE"}}')).toEqual({ 'PEPE-USDT': { hyperliquid: 'kPEPE' } });
+    expect(parseSymbolMap('{"pepe-usdt":{"hyperliquid":"kPEPE"}}')).toEqual({ 'PEPE-USDT': { hyperliquid: { instrument: 'kPEPE', scale: 1 } } });
+    expect(parseSymbolMap('{"PEPE-USDT":{"binance-perp":{"instrument":"1000PEPEUSDT","scale":1000}}}')).toEqual({
+      'PEPE-USDT': { 'binance-perp': { instrument: '1000PEPEUSDT', scale: 1000 } },
+    });
+    expect(() => parseSymbolMap('{"PEPE-USDT":{"binance-perp":{"instrument":"1000PEPEUSDT","scale":3}}}')).toThrow(/power of ten/);
+    expect(() => parseSymbolMap('{"PEPE-USDT":{"binance-perp":{"scale":1000}}}')).toThrow(/instrument name/);
     expect(() => parseSymbolMap('[1]')).toThrow(/object keyed by symbol/);
     expect(() => parseSymbolMap('{"BTC-USDT":{"binance":""}}')).toThrow(/instrument name/);
     expect(() => parseSymbolMap('{')).toThrow(/must be JSON/);
