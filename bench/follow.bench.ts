@@ -1,11 +1,10 @@
 /**
- * Follow benchmark: the server (its own process) ingests 10 symbols on the three exchanges
- * (Hyperliquid, Binance spot, Binance USD-M) from the venue simulator, on PostgreSQL with Redis
- * quotas. Per series and minute close: the time from the close until /v1/ohlcv serves the candle
- * with that close, then /v1/features its row, and (perpetuals) until /v1/derivatives serves the
- * minute's context (goals p50 <= 500 ms, p99 <= 2 s, RSS flat; USD-M's context is reported).
- * The first --warmup minutes are not counted. Options: bench/README.md.
- *   npm run bench:follow -- [--minutes 10] [--warmup 1] [--poll 100]
+ * Follow benchmark: the server (its own process) ingests 10 symbols on Hyperliquid, Binance spot
+ * and Binance USD-M from the venue simulator, on PostgreSQL with Redis quotas. Per series and
+ * minute close: the time until /v1/ohlcv serves the candle with that close, then /v1/features its
+ * row, and (perpetuals) /v1/derivatives the minute's context (goals p50 <= 500 ms, p99 <= 2 s,
+ * RSS flat; USD-M's context, kept open 5 s, is reported). The first --warmup minutes are not
+ * counted. Options: bench/README.md.   npm run bench:follow -- [--minutes 10] [--warmup 1] [--poll 100]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config';

@@ -12,6 +12,7 @@ import type { TierPolicy } from '../services/access/tier-policy';
 import { registerArgs } from './args';
 import { AccountResolver } from './resolvers/account.resolver';
 import { CandlePageResolver } from './resolvers/candle-page.resolver';
+import { FundingRowResolver } from './resolvers/funding-row.resolver';
 import { FeatureResolver } from './resolvers/feature.resolver';
 import { MarketResolver, type MarketResolverDeps } from './resolvers/market.resolver';
 import { MultiAssetResolver } from './resolvers/multi-asset.resolver';
@@ -68,13 +69,14 @@ export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchem
   const instances = new Map<unknown, unknown>([
     [AccountResolver, new AccountResolver(deps.keys, deps.tiers)],
     [CandlePageResolver, new CandlePageResolver()],
+    [FundingRowResolver, new FundingRowResolver()],
     [FeatureResolver, new FeatureResolver(deps.features)],
     [MarketResolver, new MarketResolver(deps)],
     [MultiAssetResolver, new MultiAssetResolver(deps.endpoints, deps.multiAsset)],
     [SubscriptionResolver, new SubscriptionResolver()],
   ]);
   const schema = await buildSchema({
-    resolvers: [AccountResolver, CandlePageResolver, FeatureResolver, MarketResolver, MultiAssetResolver, SubscriptionResolver],
+    resolvers: [AccountResolver, CandlePageResolver, FeatureResolver, FundingRowResolver, MarketResolver, MultiAssetResolver, SubscriptionResolver],
     container: { get: (cls: unknown) => instances.get(cls) },
     validate: false,
     pubSub: NO_TOPICS,

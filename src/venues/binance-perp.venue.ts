@@ -31,6 +31,7 @@ const DEFAULT_INTERVAL_HOURS = 8;
 const MINUTE = 60_000;
 /** The closed minute's values are asked this long after it ends (the venue closes its klines first). */
 const MINUTE_POLL_DELAY_MS = 500;
+const MINUTE_POLL_CHECK_MS = 250;
 
 const klineRow = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText, decimalText, epochMs, decimalText, z.number().int().nonnegative(), decimalText, decimalText]).rest(z.unknown());
 const fundingRow = z.object({ symbol: z.string(), fundingTime: epochMs, fundingRate: decimalText });
@@ -252,15 +253,10 @@ export class BinancePerpVenue implements VenueAdapter {
       const context = sink.context(c, this.scales.get(symbol));
       if (context) h.onContext!({ instrument: symbol, context, ...(atMs === undefined ? {} : { atMs }) });
     };
-    let pollTimer: NodeJS.Timeout | null = null;
     let closed = false;
-    // Just after each minute ends: its open interest, mid and closed premium kline, folded into it.
-    const schedulePoll = () => {
-      if (closed || !h.onContext) return;
-      const now = this.o.now();
-      const wait = MINUTE - (now % MINUTE) + MINUTE_POLL_DELAY_MS;
-      pollTimer = setTimeout(() => void poll(Math.floor((now + wait) / MINUTE) * MINUTE - MINUTE), wait);
-    };
+    let polling = false;
+    /** The last minute whose values were asked (not the one before following began). */
+    let polled = Math.floor(this.o.now() / MINUTE) * MINUTE - MINUTE;
     const poll = async (minuteOpen: number) => {
       for (const symbol of symbols) {
         if (closed) return;
@@ -271,9 +267,19 @@ export class BinancePerpVenue implements VenueAdapter {
           // the next minute asks again; the stream's prices go on meanwhile
         }
       }
-      schedulePoll();
     };
-    schedulePoll();
+    // Just after each minute ends (by the clock, checked often: no timer drifts from it), its
+    // open interest, mid and closed premium kline, folded into it.
+    const pollTimer = h.onContext
+      ? setInterval(() => {
+          const now = this.o.now();
+          const minute = Math.floor(now / MINUTE) * MINUTE - MINUTE;
+          if (polling || closed || minute <= polled || now - (minute + MINUTE) < MINUTE_POLL_DELAY_MS) return;
+          polled = minute;
+          polling = true;
+          void poll(minute).finally(() => (polling = false));
+        }, MINUTE_POLL_CHECK_MS)
+      : null;
     const streams = symbols.flatMap((s) => [`${s.toLowerCase()}@kline_1m`, ...(h.onContext ? [`${s.toLowerCase()}@markPrice@1s`] : [])]).join('/');
     const socket = new VenueSocket({
       venue: this.id,
@@ -306,7 +312,7 @@ export class BinancePerpVenue implements VenueAdapter {
       },
       close: () => {
         closed = true;
-        if (pollTimer) clearTimeout(pollTimer);
+        if (pollTimer) clearInterval(pollTimer);
         socket.close();
       },
     };

@@ -20,7 +20,7 @@ export const rateAt = (h: number) => Number(((((h * 37) % 101) - 50) * 1e-6 + 0.
 
 export const FIXTURE_SYMBOLS = ['BTC-USDT', 'ETH-USDT', 'SOL-USDT', 'BNB-USDT', 'XRP-USDT'];
 
-function hourly(close: (h: number) => number): string[] {
+export function hourly(close: (h: number) => number): string[] {
   const rows = ['time,open,high,low,close,volume'];
   for (let h = 0; h < HOURS; h++) {
     const c = close(h);

@@ -97,8 +97,7 @@ export class FundingRowType implements DomainFundingRate {
   @Field(() => String, { nullable: true, description: '(perp - spot) / spot on the previous hour closes (normalized: true).' })
   premium?: string | null;
 
-  // Served as an integer string; graphql's Int serializes it as the number.
-  @Field(() => Int, { description: 'Hours this settlement covers: 1 on an hourly venue, 4 or 8 where the venue settles so.' })
+  /** The integer string as stored; the field is FundingRowResolver's number. */
   intervalHours!: string;
 
   @Field({ description: 'rate / intervalHours, 8 decimals.' })

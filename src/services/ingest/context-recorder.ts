@@ -57,7 +57,11 @@ export class ContextRecorder {
     const t = this.byInstrument.get(`${adapter.id}|${u.instrument}`);
     if (!t) return;
     const ended = this.minutes.update(t.series.id, u.context, u.atMs ?? this.clock());
-    if (ended) this.write(new Map([[t.series.id, [ended]]]));
+    const rows = new Map<number, DerivativesInput[]>(ended ? [[t.series.id, [ended]]] : []);
+    // Minutes that settled meanwhile go now, not only at the schedule's next turn (a timer runs
+    // on real time; the clock may have moved otherwise).
+    if (this.settleMs > 0) for (const [id, row] of this.minutes.close(this.clock())) rows.set(id, [...(rows.get(id) ?? []), row]);
+    if (rows.size > 0) this.write(rows);
   }
 
   /** The venue's snapshot (at start and after a reconnect): it fills the current minute only. */
