@@ -5,7 +5,7 @@ import { FundingRowType } from '../types/market.types';
 
 @Resolver(() => FundingRowType)
 export class FundingRowResolver {
-  @FieldResolver(() => Int, { description: 'Hours this settlement covers: 1 on an hourly venue, 4 or 8 where the venue settles so.' })
+  @FieldResolver(() => Int)
   intervalHours(@Root() row: FundingRate): number {
     return Number(row.intervalHours);
   }

@@ -97,7 +97,8 @@ export class FundingRowType implements DomainFundingRate {
   @Field(() => String, { nullable: true, description: '(perp - spot) / spot on the previous hour closes (normalized: true).' })
   premium?: string | null;
 
-  /** The integer string as stored; the field is FundingRowResolver's number. */
+  // Declared here for its place among the fields; FundingRowResolver serves it as a number.
+  @Field(() => Int, { description: 'Hours this settlement covers: 1 on an hourly venue, 4 or 8 where the venue settles so.' })
   intervalHours!: string;
 
   @Field({ description: 'rate / intervalHours, 8 decimals.' })
