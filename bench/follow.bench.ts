@@ -120,21 +120,25 @@ async function main(): Promise<void> {
             const derivatives = s.exchange !== 'spot' ? served(boundary, `/v1/derivatives?${q}`, (rows) => rows.length === 1) : null;
             // The candle first, then its features row (written after the candle's commit).
             const ohlcv = await served(boundary, `/v1/ohlcv?${q}`, (rows) => rows.length === 1 && rows[0].close === close);
+            if (ohlcv === null) console.log(`  ${s.exchange} ${s.symbol} ${new Date(open).toISOString()}: served ${JSON.stringify(await get(`/v1/ohlcv?${q}`))}, the venue's close ${close}`);
             const features = await served(boundary, `/v1/features?${q}&features=rsi_14,vwap_20`, (rows) => rows.length === 1 && rows[0].rsi_14 !== null);
             const usdm = s.exchange === 'binance-perp';
-            const out: Array<readonly [Kind, number | null]> = [
-              [usdm ? 'usdmOhlcv' : 'ohlcv', ohlcv],
-              [usdm ? 'usdmFeatures' : 'features', features],
+            const out: Array<readonly [Kind, number | null, string]> = [
+              [usdm ? 'usdmOhlcv' : 'ohlcv', ohlcv, s.symbol],
+              [usdm ? 'usdmFeatures' : 'features', features, s.symbol],
             ];
-            if (derivatives) out.push([usdm ? 'usdmDerivatives' : 'derivatives', await derivatives]);
+            if (derivatives) out.push([usdm ? 'usdmDerivatives' : 'derivatives', await derivatives, s.symbol]);
             return out;
           }),
         )
       ).flat();
       const now: Record<Kind, number[]> = { ohlcv: [], features: [], derivatives: [], usdmOhlcv: [], usdmFeatures: [], usdmDerivatives: [] };
       let minuteMissed = 0;
-      for (const [kind, ms] of got) {
-        if (ms === null) minuteMissed++;
+      for (const [kind, ms, symbol] of got) {
+        if (ms === null) {
+          minuteMissed++;
+          console.log(`  minute ${m}: ${kind} of ${symbol} not served within 30 s`);
+        }
         else {
           now[kind].push(ms);
           if (m > 0) latencies[kind].push(ms);

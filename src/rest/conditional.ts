@@ -107,7 +107,8 @@ export async function readConditional<P>(
   read: () => Promise<Marked<P>>,
 ): Promise<P | null> {
   const ifNoneMatch = req.header('if-none-match');
-  const r = await tags.read(inputs.params, scope, ifNoneMatch === undefined ? null : (tag) => named(ifNoneMatch, tag), read);
+  // Keyed by the route too: two routes' requests may normalize alike (ohlcv and derivatives) and share a watermark.
+  const r = await tags.read(`${req.baseUrl}${req.path}\0${inputs.params}`, scope, ifNoneMatch === undefined ? null : (tag) => named(ifNoneMatch, tag), read);
   if ('page' in r) {
     inputs.remember = r.remember;
     inputs.known = r.known;

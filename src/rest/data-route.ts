@@ -72,7 +72,8 @@ export function dataRoute<Plan extends DataPlan, J, Row>(
     const request = plan.request as RequestOf<Plan>;
     if (format === 'json') {
       // A small page kept from an earlier answer, while no watermark of its scope has moved.
-      const key = plan.scope === null ? null : `${inputs.params}\0${plan.scope.endMs}`;
+      // The route is part of the key: /v1/ohlcv and /v1/derivatives normalize the same parameters alike.
+      const key = plan.scope === null ? null : `${path}\0${inputs.params}\0${plan.scope.endMs}`;
       const kept = key === null ? null : deps.responses.get(key);
       if (kept !== null) return void sendJsonPage(req, res, { ...inputs, known: { tag: kept.tag, nextStart: null } }, kept.body);
       const ticket = deps.responses.ticket();

@@ -63,6 +63,18 @@ describe.each(databaseCases())('small pages from memory on $name', ({ name, crea
     expect(await statementsDuring(() => get(page(10, '&format=csv')))).toBeGreaterThan(0);
   });
 
+  it('when /v1/derivatives was asked with the same parameters first, then /v1/ohlcv still answers its candles (the route is part of the key)', async () => {
+    const params = `symbol=BTC-USDT&exchange=perp&timeframe=1h&start=${iso(T0)}&end=${iso(T0 + 2 * HOUR)}`;
+    const derivatives = await get(`/v1/derivatives?${params}`);
+    expect(((await derivatives.json()) as { data: unknown[] }).data).toEqual([]);
+    await get(`/v1/derivatives?${params}`);
+    const candles = (await (await get(`/v1/ohlcv?${params}`)).json()) as { data: Array<{ close: string }> };
+    expect(candles.data).toHaveLength(3);
+    // Its ETag is its own, not the derivatives page's remembered under the same watermark.
+    const again = await get(`/v1/ohlcv?${params}`, { 'If-None-Match': derivatives.headers.get('etag')! });
+    expect(again.status).toBe(200);
+  });
+
   it('when the service writes a candle of the page, then the next answers read it', async () => {
     const path = page(100);
     await get(path);
