@@ -28,6 +28,11 @@ export type DemoVenue = 'spot' | 'perp' | 'binance-perp';
 export const DEMO_VENUES: readonly DemoVenue[] = ['spot', 'perp'];
 /** ...and these after (DemoSeedService.seedLater). */
 export const DEMO_LATER_VENUES: readonly DemoVenue[] = ['binance-perp'];
+/**
+ * Days of minutes, and of hourly candles before them, on the later exchanges: they are written
+ * by the serving process (embedded: into its own PGlite, whose memory does not shrink), so fewer.
+ */
+export const DEMO_LATER_DAYS = { minutes: 7, hours: 60 };
 /** Minutes of perpetual context the demo holds (and rolls up). */
 export const DEMO_CONTEXT_DAYS = 2;
 
@@ -41,9 +46,9 @@ export interface DemoWindow {
   hourStart: number;
 }
 
-export function demoWindow(nowMs: number): DemoWindow {
-  const cut = bucketStart(nowMs, '1h') - DEMO_MINUTE_DAYS * DAY_MS;
-  return { nowMs, lastMinute: lastClosedOpen(nowMs, '1m'), cut, hourStart: cut - DEMO_HOUR_DAYS * DAY_MS };
+export function demoWindow(nowMs: number, hourDays = DEMO_HOUR_DAYS, minuteDays = DEMO_MINUTE_DAYS): DemoWindow {
+  const cut = bucketStart(nowMs, '1h') - minuteDays * DAY_MS;
+  return { nowMs, lastMinute: lastClosedOpen(nowMs, '1m'), cut, hourStart: cut - hourDays * DAY_MS };
 }
 
 /** Minute ranges [start, end) cut out of the gappy series, relative to the last minute. */
@@ -77,15 +82,16 @@ export interface DemoCandles {
   minutes: CandleInput[];
 }
 
-/** The candles of `sym` over `w` on the demo's exchanges, the gappy series' gaps cut out. */
-export function demoCandles(sym: DemoSymbol, w: DemoWindow): Record<DemoVenue, DemoCandles> {
+/** The candles of `sym` over `w` on the demo's exchanges (`venues` only), the gappy series' gaps cut out. */
+export function demoCandles(sym: DemoSymbol, w: DemoWindow, venues: readonly DemoVenue[] = ['spot', 'perp', 'binance-perp']): Partial<Record<DemoVenue, DemoCandles>> {
   const minutes: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
   const hours: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
   const cutDay = bucketStart(w.cut, '1d');
   for (let day = bucketStart(w.hourStart, '1d'); day <= w.lastMinute; day += DAY_MS) {
     // Days before the cut day are generated hourly; the rest by the minute.
     const spot = demoSpotDay(sym, day, day < cutDay ? HOUR_MS : MINUTE_MS);
-    for (const [venue, candles] of [['spot', spot], ['perp', demoPerpOf(sym, spot)], ['binance-perp', demoPerpOf(sym, spot, 'usdm')]] as const) {
+    for (const venue of venues) {
+      const candles = venue === 'spot' ? spot : demoPerpOf(sym, spot, venue === 'perp' ? 'basis' : 'usdm');
       const old = candles.filter((c) => c.time >= w.hourStart && c.time < w.cut);
       hours[venue].push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
       minutes[venue].push(...candles.filter((c) => c.time >= w.cut && c.time <= w.lastMinute));
@@ -100,7 +106,7 @@ export function demoCandles(sym: DemoSymbol, w: DemoWindow): Record<DemoVenue, D
       minutes: inputs(gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue], sym),
     };
   };
-  return { spot: stored('spot'), perp: stored('perp'), 'binance-perp': stored('binance-perp') };
+  return Object.fromEntries(venues.map((v) => [v, stored(v)]));
 }
 
 /**
@@ -184,10 +190,10 @@ export interface SeriesSeed {
 
 /** The seeds of one symbol's series (`series`, its venues), in order. */
 export async function symbolSeeds(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<SeriesSeed[]> {
-  const all = demoCandles(DEMO_SYMBOLS[symbol], w);
+  const all = demoCandles(DEMO_SYMBOLS[symbol], w, series.map((s) => s.venue));
   const out: SeriesSeed[] = [];
   for (const s of series) {
-    const c = all[s.venue];
+    const c = all[s.venue]!;
     const encoded = s.empty ? await encodedSeries(s.id, c, w.nowMs) : null;
     out.push({ series: s, counts: { hours: c.hours.length, minutes: c.minutes.length }, candles: encoded ? null : c, encoded });
   }

@@ -14,7 +14,7 @@ import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../../domain/timef
 import type { Exchanges } from '../../domain/exchanges';
 import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
 import { demoContextRows } from './demo-context';
-import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
+import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
 
 export interface SeedSummary {
   series: number;
@@ -109,9 +109,9 @@ export class DemoSeedService {
    * perpetual's context (where it has none), under the seed's lock. Run after the server is up:
    * the spec's two exchanges are served meanwhile. Null when there was nothing to seed.
    */
-  async seedLater(nowMs: number): Promise<SeedSummary | null> {
+  async seedLater(nowMs: number, rows: SeedRowsSource = INLINE_ROWS): Promise<SeedSummary | null> {
     return this.store.locks.withLock('demoSeed', async () => {
-      const w = demoWindow(nowMs);
+      const w = demoWindow(nowMs, DEMO_LATER_DAYS.hours, DEMO_LATER_DAYS.minutes);
       const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
       let context = 0;
       for (const [symbol, sym] of DEMO_SYMBOLS.entries()) {
@@ -125,7 +125,7 @@ export class DemoSeedService {
           }
           return out;
         });
-        if (later.length > 0) for (const seed of await INLINE_ROWS.symbol(symbol, later, w)) await this.write(seed, w, summary);
+        if (later.length > 0) for (const seed of await rows.symbol(symbol, later, w)) await this.write(seed, w, summary);
         context += await this.writeContexts(sym, w);
         if (later.length > 0) await this.features.funding(sym.symbol);
       }
