@@ -110,11 +110,13 @@ export class DemoSeedService {
    * the spec's two exchanges are served meanwhile. Null when there was nothing to seed.
    */
   async seedLater(nowMs: number, rows: SeedRowsSource = INLINE_ROWS): Promise<SeedSummary | null> {
-    return this.store.locks.withLock('demoSeed', async () => {
-      const w = demoWindow(nowMs, DEMO_LATER_DAYS.hours, DEMO_LATER_DAYS.minutes);
-      const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
-      let context = 0;
-      for (const [symbol, sym] of DEMO_SYMBOLS.entries()) {
+    const w = demoWindow(nowMs, DEMO_LATER_DAYS.hours, DEMO_LATER_DAYS.minutes);
+    const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
+    let context = 0;
+    // The lock a symbol at a time: embedded, its session holds the one connection, and the
+    // server's requests (its health check among them) go between the symbols.
+    for (const [symbol, sym] of DEMO_SYMBOLS.entries()) {
+      context += await this.store.locks.withLock('demoSeed', async () => {
         const later = await this.store.transaction(async (tx) => {
           const out: DemoSeries[] = [];
           for (const venue of DEMO_LATER_VENUES) {
@@ -126,11 +128,12 @@ export class DemoSeedService {
           return out;
         });
         if (later.length > 0) for (const seed of await rows.symbol(symbol, later, w)) await this.write(seed, w, summary);
-        context += await this.writeContexts(sym, w);
+        const written = await this.writeContexts(sym, w);
         if (later.length > 0) await this.features.funding(sym.symbol);
-      }
-      return summary.series > 0 || context > 0 ? { ...summary, context } : null;
-    });
+        return written;
+      });
+    }
+    return summary.series > 0 || context > 0 ? { ...summary, context } : null;
   }
 
   /** Two days of context minutes, rolled up, for each perpetual series of `sym` that has none. */
