@@ -119,7 +119,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   const jobsDone = seeded?.summary != null;
   const stopQuality = startQualitySchedule(services.quality, config.qualityIntervalMs, logger, now, metrics, !jobsDone);
   const stopPartitions = startPartitionSchedule(services.partitions, logger, now, metrics, !jobsDone);
-  const stopLaterSeed = startLaterSeed(config, services, logger);
+  const stopLaterSeed = startLaterSeed(config, services, logger, firstHealthy(server));
   const stopLiveData = startLiveData(config, services, logger);
   // Small pages are served from memory only while every watermark move is heard (response-cache.ts).
   const responses = services.responses;
@@ -158,22 +158,48 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   return { url, firstStartKey, services, server, app, stop };
 }
 
+/** Resolves when the server first answers /health with 200, or after `withinMs` at the latest. */
+function firstHealthy(server: http.Server | https.Server, withinMs = 15_000): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, withinMs);
+    timer.unref();
+    function onRequest(req: http.IncomingMessage, res: http.ServerResponse): void {
+      if (req.url?.startsWith('/health')) res.once('finish', () => res.statusCode === 200 && done());
+    }
+    function done(): void {
+      clearTimeout(timer);
+      server.off('request', onRequest);
+      resolve();
+    }
+    server.on('request', onRequest);
+  });
+}
+
 /**
  * The demo's further exchanges and the perpetuals' context (DemoSeedService.seedLater), once the
- * server serves the spec's two: on a database that holds the demo only (its symbols and no
- * other), never over a user's data. Returns a stop that waits for it.
+ * server has reported healthy with the spec's two (`healthy`): on a database that holds the demo
+ * only (its symbols and no other), never over a user's data. Returns a stop that waits for it.
  */
-function startLaterSeed(config: Config, services: Services, logger: Logger): () => Promise<void> {
+function startLaterSeed(config: Config, services: Services, logger: Logger, healthy: Promise<void>): () => Promise<void> {
   if (!config.seedDemo) return async () => undefined;
   const demo = new Set(DEMO_SYMBOLS.map((s) => s.symbol));
+  let stopped = false;
+  let cancel = () => undefined as void;
+  const cancelled = new Promise<void>((resolve) => (cancel = resolve));
   const run = (async () => {
+    await Promise.race([healthy, cancelled]);
+    if (stopped) return;
     const series = await services.store.series.list();
     if (series.length === 0 || series.some((s) => !demo.has(s.symbol))) return;
     const started = Date.now();
     const summary = await services.seeder.seedLater(services.clock());
     if (summary) logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded: further exchanges and the perpetual context');
   })().catch((err: unknown) => logger.error({ err }, 'demo seed of the further exchanges failed'));
-  return () => run;
+  return async () => {
+    stopped = true;
+    cancel();
+    await run;
+  };
 }
 
 /**
