@@ -6,6 +6,7 @@
  * within a day are a Brownian bridge between two anchors (so days always join up). The perpetual trades at a basis of
  * a few basis points over spot. Funding is hourly, a few hundredths of a basis point.
  */
+import type { PerpContext } from './derivatives';
 import { DAY_MS, MINUTE_MS } from './time';
 
 export interface DemoSymbol {
@@ -177,7 +178,7 @@ const OPEN_INTEREST_NOTIONAL = 2e9;
  * closes: open interest drifting over days, mark the close, oracle (index) the spot close, mid
  * a hair off the mark, the predicted rate of the coming settlement, the venue's premium.
  */
-export function demoContext(sym: DemoSymbol, venue: 'perp' | 'usdm', ms: number, perpClose: number, spotClose: number) {
+export function demoContext(sym: DemoSymbol, venue: 'perp' | 'usdm', ms: number, perpClose: number, spotClose: number): PerpContext {
   const r = rng(hash(`${sym.symbol}|${venue}|context|${ms}`));
   const oi = (OPEN_INTEREST_NOTIONAL / sym.price) * (venue === 'perp' ? 0.4 : 1) * (1 + 0.08 * Math.sin((2 * Math.PI * ms) / (2.3 * DAY_MS)) + 0.002 * normal(r));
   const round = roundTo(sym.decimals + 1);

@@ -49,7 +49,8 @@ export function checkContext(c: PerpContext): PerpContext {
   return c;
 }
 
-function firstRow(minute: number, c: PerpContext): DerivativesInput {
+/** The row of a minute that saw one context: open interest is its open, high, low and close. */
+export function contextRow(minute: number, c: PerpContext): DerivativesInput {
   return {
     time: minute,
     openInterestOpen: c.openInterest,
@@ -68,7 +69,7 @@ function firstRow(minute: number, c: PerpContext): DerivativesInput {
 function nextRow(row: DerivativesInput, c: PerpContext): DerivativesInput {
   const oi = c.openInterest;
   return {
-    ...firstRow(row.time, c),
+    ...contextRow(row.time, c),
     openInterestOpen: row.openInterestOpen,
     openInterestHigh: compareDecimal(oi, row.openInterestHigh) > 0 ? oi : row.openInterestHigh,
     openInterestLow: compareDecimal(oi, row.openInterestLow) < 0 ? oi : row.openInterestLow,
@@ -99,7 +100,7 @@ export class ContextMinutes<K> {
       return null;
     }
     if (rows.length > 0 && rows[rows.length - 1].time > minute) return null;
-    rows.push(firstRow(minute, c));
+    rows.push(contextRow(minute, c));
     this.open.set(key, rows);
     const keep = this.settleMs > 0 ? 2 : 1;
     return rows.length > keep ? rows.shift()! : null;
@@ -137,5 +138,5 @@ export function parseDerivativesRow(cells: string[]): DerivativesInput {
     fundingRate: decimalCell(cells[5], 'predicted_funding_rate'),
     premium: optional(6),
   });
-  return firstRow(time, c);
+  return contextRow(time, c);
 }

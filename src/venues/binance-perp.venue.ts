@@ -11,6 +11,7 @@ import type { FundingRateInput } from '../domain/csv-rows';
 import type { PerpContext } from '../domain/derivatives';
 import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
+import { klinesPage, onKlineEvent } from './binance-klines';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
@@ -33,7 +34,6 @@ const MINUTE = 60_000;
 const MINUTE_POLL_DELAY_MS = 500;
 const MINUTE_POLL_CHECK_MS = 250;
 
-const klineRow = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText, decimalText, epochMs, decimalText, z.number().int().nonnegative(), decimalText, decimalText]).rest(z.unknown());
 const fundingRow = z.object({ symbol: z.string(), fundingTime: epochMs, fundingRate: decimalText });
 const fundingInfoRow = z.object({ symbol: z.string(), fundingIntervalHours: z.number().int().min(1).max(24) });
 const exchangeInfo = z.object({ symbols: z.array(z.object({ symbol: z.string(), contractType: z.string(), status: z.string() })) });
@@ -43,25 +43,6 @@ const bookTicker = z.object({ symbol: z.string(), bidPrice: decimalText, askPric
 /** [open time, open, high, low, close, ...]: the premium index per minute. */
 const premiumKline = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText]).rest(z.unknown());
 
-const klineEvent = z.object({
-  e: z.literal('kline'),
-  s: z.string(),
-  k: z.object({
-    t: epochMs,
-    s: z.string(),
-    i: z.string(),
-    o: decimalText,
-    c: decimalText,
-    h: decimalText,
-    l: decimalText,
-    v: decimalText,
-    n: z.number().int().nonnegative(),
-    x: z.boolean(),
-    q: decimalText,
-    V: decimalText,
-    Q: decimalText,
-  }),
-});
 const markPriceEvent = z.object({ e: z.literal('markPriceUpdate'), E: epochMs, s: z.string(), p: decimalText, i: decimalText, r: decimalText });
 
 /** What is known of a symbol's context: the stream's prices and the minute poll's values. */
@@ -148,11 +129,8 @@ export class BinancePerpVenue implements VenueAdapter {
       weight: KLINES_WEIGHT,
     });
     const sink = new RowSink(this.id, this.o.observer);
-    // The answer ends with the candle still open: candlePage keeps only those closed by now.
-    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) }, (raw) => {
-      const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
-      return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[7], trades: String(k[8]), takerBuyVolume: k[9], takerBuyQuoteVolume: k[10] };
-    });
+    // The answer ends with the candle still open: only those closed by now are kept.
+    return klinesPage(sink, json, { tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) });
   }
 
   /** Settlements in [startMs, endMs ?? now], each its hour's (floor(t + 5 s)), all pages, ascending. */
@@ -297,13 +275,7 @@ export class BinancePerpVenue implements VenueAdapter {
           Object.assign(known.get(m.s)!, { markPrice: m.p, oraclePrice: m.i, fundingRate: m.r });
           return emit(m.s);
         }
-        if (data?.e !== 'kline') return;
-        const k = sink.parse(klineEvent, data, () => data.k?.t)?.k;
-        if (!k || !k.x) return; // still open: only closed klines are stored
-        if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
-        const flow = { quoteVolume: k.q, trades: String(k.n), takerBuyVolume: k.V, takerBuyQuoteVolume: k.Q };
-        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m', this.scales.get(k.s));
-        if (row) h.onClosed({ instrument: k.s, candle: row });
+        if (data?.e === 'kline') onKlineEvent(sink, data, symbols, h, (symbol) => this.scales.get(symbol));
       },
     });
     return {

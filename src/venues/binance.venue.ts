@@ -6,53 +6,18 @@
  * 418 ban. The combined stream wraps each event as {"stream","data":{"e":"kline","k":{...}}} (with
  * q, n, V, Q); `k.x` is true once, when the kline closes. Server pings every 20 s (ws pongs).
  */
-import { z } from 'zod';
 import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
+import { klinesPage, onKlineEvent } from './binance-klines';
 import { VenueHttp } from './venue-http';
-import { decimalText, epochMs, RowSink } from './venue-rows';
+import { RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
 import type { CandlePage, CandleStream, CandleStreamHandlers, VenueAdapter, VenueOptions } from './venue';
 
 const KLINES_WEIGHT = 2;
 const KLINES_LIMIT = 1_000;
 
-/** The documented kline array; the last element is unused but must be there. */
-const klineRow = z.tuple([
-  epochMs,
-  decimalText,
-  decimalText,
-  decimalText,
-  decimalText,
-  decimalText,
-  epochMs,
-  decimalText,
-  z.number().int().nonnegative(),
-  decimalText,
-  decimalText,
-  z.unknown(),
-]);
 
-const klineEvent = z.object({
-  e: z.literal('kline'),
-  s: z.string(),
-  k: z.object({
-    t: epochMs,
-    T: epochMs,
-    s: z.string(),
-    i: z.string(),
-    o: decimalText,
-    c: decimalText,
-    h: decimalText,
-    l: decimalText,
-    v: decimalText,
-    n: z.number().int().nonnegative(),
-    x: z.boolean(),
-    q: decimalText,
-    V: decimalText,
-    Q: decimalText,
-  }),
-});
 
 export class BinanceVenue implements VenueAdapter {
   readonly id = 'binance';
@@ -92,10 +57,7 @@ export class BinanceVenue implements VenueAdapter {
       weight: KLINES_WEIGHT,
     });
     const sink = new RowSink(this.id, this.o.observer);
-    return sink.candlePage(json, { what: 'klines', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) }, (raw) => {
-      const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
-      return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[7], trades: String(k[8]), takerBuyVolume: k[9], takerBuyQuoteVolume: k[10] };
-    });
+    return klinesPage(sink, json, { tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) });
   }
 
   follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {
@@ -111,13 +73,7 @@ export class BinanceVenue implements VenueAdapter {
       ping: (ws) => ws.ping(),
       onMessage: (msg) => {
         const data = (msg as { data?: { e?: unknown; k?: { t?: unknown } } } | null)?.data;
-        if (data?.e !== 'kline') return;
-        const k = sink.parse(klineEvent, data, () => data.k?.t)?.k;
-        if (!k || !k.x) return; // still open: only closed klines are stored
-        if (!symbols.includes(k.s) || k.i !== '1m') return sink.reject('range', `kline of ${k.s} ${k.i} not subscribed`, k.t);
-        const flow = { quoteVolume: k.q, trades: String(k.n), takerBuyVolume: k.V, takerBuyQuoteVolume: k.Q };
-        const row = sink.candle({ time: k.t, open: k.o, high: k.h, low: k.l, close: k.c, volume: k.v, ...flow }, '1m', this.scales.get(k.s));
-        if (row) h.onClosed({ instrument: k.s, candle: row });
+        if (data?.e === 'kline') onKlineEvent(sink, data, symbols, h, (symbol) => this.scales.get(symbol));
       },
     });
   }

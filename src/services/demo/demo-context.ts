@@ -4,7 +4,7 @@
  * perpetual and spot closes. Used by the seed (seedLater) and the demo feed.
  */
 import { demoContext, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
-import type { DerivativesInput } from '../../domain/derivatives';
+import { contextRow, type DerivativesInput } from '../../domain/derivatives';
 import { MINUTE_MS } from '../../domain/time';
 import { bucketStart } from '../../domain/timeframe';
 
@@ -26,19 +26,7 @@ export function demoContextRows(sym: DemoSymbol, venue: DemoPerpetual, fromMs: n
       perp = demoPerpOf(sym, spot, SALT[venue]);
     }
     const i = (t - d) / MINUTE_MS;
-    const c = demoContext(sym, venue === 'perp' ? 'perp' : 'usdm', t, perp[i].close, spot[i].close);
-    rows.push({
-      time: t,
-      openInterestOpen: c.openInterest,
-      openInterestHigh: c.openInterest,
-      openInterestLow: c.openInterest,
-      openInterest: c.openInterest,
-      markPrice: c.markPrice,
-      oraclePrice: c.oraclePrice,
-      midPrice: c.midPrice,
-      predictedFundingRate: c.fundingRate,
-      venuePremium: c.premium,
-    });
+    rows.push(contextRow(t, demoContext(sym, venue === 'perp' ? 'perp' : 'usdm', t, perp[i].close, spot[i].close)));
   }
   return rows;
 }
