@@ -61,7 +61,7 @@ export function midOf(bid: string, ask: string): string | null {
   const scale = 10n ** BigInt(places);
   const toUnits = (v: string) => {
     const [i, f = ''] = v.split('.');
-    return BigInt(i + f.padEnd(places, '0')) * (i.startsWith('-') ? 1n : 1n);
+    return BigInt(i + f.padEnd(places, '0'));
   };
   const b = toUnits(bid);
   const a = toUnits(ask);

@@ -14,11 +14,8 @@ import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../../domain/t
 import type { Exchanges } from '../../domain/exchanges';
 import type { LiveWriter } from '../ingest/live-writer';
 import { demoContextRows, type DemoPerpetual } from './demo-context';
-import { inputs, type DemoVenue } from './demo-seed-rows';
+import { ALL_DEMO_VENUES, inputs, type DemoVenue } from './demo-seed-rows';
 import { repeat } from '../runtime/repeat';
-
-/** The demo's exchanges the feed extends (catalogue keys), when served and seeded. */
-const FED: readonly DemoVenue[] = ['spot', 'perp', 'binance-perp'];
 
 /** Longest stretch appended at once (a server stopped for longer leaves the rest as a gap). */
 const MAX_CATCH_UP_MS = DAY_MS;
@@ -39,7 +36,7 @@ export class DemoFeedService {
     const last = lastClosedOpen(now, '1m');
     let written = 0;
     for (const sym of DEMO_SYMBOLS) {
-      for (const role of FED) {
+      for (const role of ALL_DEMO_VENUES) {
         const exchange = this.exchanges.byKey(role)?.name;
         const id = exchange === undefined ? undefined : await this.store.series.idOf({ exchange, symbol: sym.symbol });
         if (id === undefined) continue;

@@ -28,6 +28,8 @@ export type DemoVenue = 'spot' | 'perp' | 'binance-perp';
 export const DEMO_VENUES: readonly DemoVenue[] = ['spot', 'perp'];
 /** ...and these after (DemoSeedService.seedLater). */
 export const DEMO_LATER_VENUES: readonly DemoVenue[] = ['binance-perp'];
+/** Every demo exchange, the feed's. */
+export const ALL_DEMO_VENUES: readonly DemoVenue[] = [...DEMO_VENUES, ...DEMO_LATER_VENUES];
 /**
  * Days of minutes, and of hourly candles before them, on the later exchanges: they are written
  * by the serving process (embedded: into its own PGlite, whose memory does not shrink), so fewer.
@@ -83,7 +85,7 @@ export interface DemoCandles {
 }
 
 /** The candles of `sym` over `w` on the demo's exchanges (`venues` only), the gappy series' gaps cut out. */
-export function demoCandles(sym: DemoSymbol, w: DemoWindow, venues: readonly DemoVenue[] = ['spot', 'perp', 'binance-perp']): Partial<Record<DemoVenue, DemoCandles>> {
+export function demoCandles(sym: DemoSymbol, w: DemoWindow, venues: readonly DemoVenue[] = ALL_DEMO_VENUES): Partial<Record<DemoVenue, DemoCandles>> {
   const minutes: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
   const hours: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
   const cutDay = bucketStart(w.cut, '1d');

@@ -139,8 +139,6 @@ export class DemoSeedService {
   /** Two days of context minutes, rolled up, for each perpetual series of `sym` that has none. */
   private async writeContexts(sym: DemoSymbol, w: DemoWindow): Promise<number> {
     const from = w.lastMinute - DEMO_CONTEXT_DAYS * DAY_MS + MINUTE_MS;
-    const spotName = this.exchanges.byKey('spot')?.name;
-    if (spotName === undefined) return 0;
     let written = 0;
     for (const venue of ['perp', 'binance-perp'] as const) {
       const exchange = this.exchanges.byKey(venue)?.name;
