@@ -1,10 +1,10 @@
 /**
- * Binance USD-M perpetuals (developers.binance.com, "USDⓈ-M Futures"; its recorded answers in
+ * Binance USD-M perpetuals (developers.binance.com, "USDⓈ-M Futures"; recorded answers in
  * test/fixtures/venues/binance-perp-recorded.json). Klines 1,500 a page with the open candle
  * (dropped); fundingRate 1,000 a page, stamped ms after the hour; fundingInfo lists only symbols
- * not 8-hourly, and shares 500 requests per 5 minutes with fundingRate; exchangeInfo's trading
- * PERPETUALs are followed. Streams `<s>@kline_1m` and `<s>@markPrice@1s` (p mark, i index, r
- * rate); open interest, the book's mid and the closed 1m premium kline are asked after each minute.
+ * not 8-hourly and shares 500 requests per 5 minutes with fundingRate; exchangeInfo's trading
+ * PERPETUALs are followed. Streams `<s>@kline_1m` and `<s>@markPrice@1s`; the rest of the context
+ * is asked after each minute (binance-perp-context.ts).
  */
 import { z } from 'zod';
 import type { FundingRateInput } from '../domain/csv-rows';
@@ -12,6 +12,7 @@ import type { PerpContext } from '../domain/derivatives';
 import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { klinesPage, onKlineEvent } from './binance-klines';
+import { markPriceOf, minuteValues, premiumIndexOf, type Known } from './binance-perp-context';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
@@ -37,42 +38,7 @@ const MINUTE_POLL_CHECK_MS = 250;
 const fundingRow = z.object({ symbol: z.string(), fundingTime: epochMs, fundingRate: decimalText });
 const fundingInfoRow = z.object({ symbol: z.string(), fundingIntervalHours: z.number().int().min(1).max(24) });
 const exchangeInfo = z.object({ symbols: z.array(z.object({ symbol: z.string(), contractType: z.string(), status: z.string() })) });
-const premiumIndex = z.object({ symbol: z.string(), markPrice: decimalText, indexPrice: decimalText, lastFundingRate: decimalText });
-const openInterest = z.object({ symbol: z.string(), openInterest: decimalText, time: epochMs });
-const bookTicker = z.object({ symbol: z.string(), bidPrice: decimalText, askPrice: decimalText });
-/** [open time, open, high, low, close, ...]: the premium index per minute. */
-const premiumKline = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText]).rest(z.unknown());
 
-const markPriceEvent = z.object({ e: z.literal('markPriceUpdate'), E: epochMs, s: z.string(), p: decimalText, i: decimalText, r: decimalText });
-
-/** What is known of a symbol's context: the stream's prices and the minute poll's values. */
-interface Known {
-  markPrice?: string;
-  oraclePrice?: string;
-  fundingRate?: string;
-  openInterest?: string;
-  midPrice?: string | null;
-  premium?: string | null;
-}
-
-/** The mid of a book's best bid and ask, exact (a decimal half of their sum). */
-export function midOf(bid: string, ask: string): string | null {
-  const places = Math.max(bid.split('.')[1]?.length ?? 0, ask.split('.')[1]?.length ?? 0) + 1;
-  const scale = 10n ** BigInt(places);
-  const toUnits = (v: string) => {
-    const [i, f = ''] = v.split('.');
-    return BigInt(i + f.padEnd(places, '0'));
-  };
-  const b = toUnits(bid);
-  const a = toUnits(ask);
-  if (b <= 0n || a <= 0n) return null;
-  const sum = a + b;
-  // sum / 2 with one more place: exact, as sum * 5 / 10.
-  const half = (sum * 5n) / 10n;
-  const whole = half / scale;
-  const frac = (half % scale).toString().padStart(places, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : `${whole}`;
-}
 
 export class BinancePerpVenue implements VenueAdapter {
   readonly id = 'binance-perp';
@@ -191,8 +157,8 @@ export class BinancePerpVenue implements VenueAdapter {
     const out: ContextUpdate[] = [];
     for (const symbol of symbols) {
       const sink = new RowSink(this.id, this.o.observer);
-      const p = sink.parse(premiumIndex, await this.http.json({ method: 'GET', path: '/fapi/v1/premiumIndex', query: { symbol }, weight: 1 }), () => undefined);
-      const minute = await this.minuteValues(symbol, Math.floor(this.o.now() / MINUTE) * MINUTE - MINUTE);
+      const p = await premiumIndexOf(this.http, sink, symbol);
+      const minute = await minuteValues(this.http, new RowSink(this.id, this.o.observer), symbol, Math.floor(this.o.now() / MINUTE) * MINUTE - MINUTE);
       if (!p || minute.openInterest === undefined) continue;
       const context = sink.context(
         { markPrice: p.markPrice, oraclePrice: p.indexPrice, fundingRate: p.lastFundingRate, openInterest: minute.openInterest, midPrice: minute.midPrice ?? null, premium: minute.premium ?? null },
@@ -201,24 +167,6 @@ export class BinancePerpVenue implements VenueAdapter {
       if (context) out.push({ instrument: symbol, context });
     }
     return out;
-  }
-
-  /** Open interest and the book's mid now, and the premium index at the close of the minute opening at `minuteOpen`. */
-  private async minuteValues(symbol: string, minuteOpen: number): Promise<Known> {
-    const sink = new RowSink(this.id, this.o.observer);
-    const [oi, book, premium] = await Promise.all([
-      this.http.json({ method: 'GET', path: '/fapi/v1/openInterest', query: { symbol }, weight: 1 }),
-      this.http.json({ method: 'GET', path: '/fapi/v1/ticker/bookTicker', query: { symbol }, weight: 2 }),
-      this.http.json({ method: 'GET', path: '/fapi/v1/premiumIndexKlines', query: { symbol, interval: '1m', startTime: minuteOpen, endTime: minuteOpen, limit: 1 }, weight: 1 }),
-    ]);
-    const o = sink.parse(openInterest, oi, () => undefined);
-    const b = sink.parse(bookTicker, book, () => undefined);
-    const k = Array.isArray(premium) ? premium.map((raw) => sink.parse(premiumKline, raw, () => undefined)).find((r) => r?.[0] === minuteOpen) : undefined;
-    return {
-      ...(o ? { openInterest: o.openInterest } : {}),
-      ...(b ? { midPrice: midOf(b.bidPrice, b.askPrice) } : {}),
-      premium: k ? k[4] : null,
-    };
   }
 
   follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {
@@ -239,7 +187,7 @@ export class BinancePerpVenue implements VenueAdapter {
       for (const symbol of symbols) {
         if (closed) return;
         try {
-          Object.assign(known.get(symbol)!, await this.minuteValues(symbol, minuteOpen));
+          Object.assign(known.get(symbol)!, await minuteValues(this.http, new RowSink(this.id, this.o.observer), symbol, minuteOpen));
           emit(symbol, minuteOpen + MINUTE - 1); // the values at the minute's close
         } catch {
           // the next minute asks again; the stream's prices go on meanwhile
@@ -270,7 +218,7 @@ export class BinancePerpVenue implements VenueAdapter {
       onMessage: (msg) => {
         const data = (msg as { data?: { e?: unknown; k?: { t?: unknown } } } | null)?.data;
         if (data?.e === 'markPriceUpdate' && h.onContext) {
-          const m = sink.parse(markPriceEvent, data, () => undefined);
+          const m = markPriceOf(sink, data);
           if (!m || !known.has(m.s)) return;
           Object.assign(known.get(m.s)!, { markPrice: m.p, oraclePrice: m.i, fundingRate: m.r });
           return emit(m.s);
