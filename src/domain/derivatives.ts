@@ -23,18 +23,21 @@ export interface PerpContext {
   premium: string | null;
 }
 
-/** A stored row: one minute (or a rollup's bucket) of context. */
+/**
+ * A stored row: one minute (or a rollup's bucket) of context. A backfilled minute (the venue's
+ * mark, index and premium klines) has no open interest, mid or predicted rate: null.
+ */
 export interface DerivativesInput {
   /** Open time of the minute. */
   time: number;
-  openInterestOpen: string;
-  openInterestHigh: string;
-  openInterestLow: string;
-  openInterest: string;
+  openInterestOpen: string | null;
+  openInterestHigh: string | null;
+  openInterestLow: string | null;
+  openInterest: string | null;
   markPrice: string;
   oraclePrice: string;
   midPrice: string | null;
-  predictedFundingRate: string;
+  predictedFundingRate: string | null;
   venuePremium: string | null;
 }
 
@@ -71,8 +74,8 @@ function nextRow(row: DerivativesInput, c: PerpContext): DerivativesInput {
   return {
     ...contextRow(row.time, c),
     openInterestOpen: row.openInterestOpen,
-    openInterestHigh: compareDecimal(oi, row.openInterestHigh) > 0 ? oi : row.openInterestHigh,
-    openInterestLow: compareDecimal(oi, row.openInterestLow) < 0 ? oi : row.openInterestLow,
+    openInterestHigh: row.openInterestHigh === null || compareDecimal(oi, row.openInterestHigh) > 0 ? oi : row.openInterestHigh,
+    openInterestLow: row.openInterestLow === null || compareDecimal(oi, row.openInterestLow) < 0 ? oi : row.openInterestLow,
   };
 }
 

@@ -38,18 +38,18 @@ export type FundingRowField = (typeof FUNDING_ROW_FIELDS)[number];
 export interface Derivatives {
   /** Open time. */
   time: string;
-  /** Open interest at the end of the period (base units); its open, high and low over it. */
-  openInterest: string;
-  openInterestOpen: string;
-  openInterestHigh: string;
-  openInterestLow: string;
+  /** Open interest at the end of the period (base units); its open, high and low over it. Null where a backfill could not know it. */
+  openInterest: string | null;
+  openInterestOpen: string | null;
+  openInterestHigh: string | null;
+  openInterestLow: string | null;
   /** openInterest x markPrice. */
-  openInterestValue: string;
+  openInterestValue: string | null;
   markPrice: string;
   oraclePrice: string;
   midPrice: string | null;
-  /** The venue's predicted hourly funding rate. */
-  predictedFundingRate: string;
+  /** The venue's predicted funding rate (null in a backfilled period). */
+  predictedFundingRate: string | null;
   /** The venue's own premium field (not funding's perp/spot premium). */
   venuePremium: string | null;
 }

@@ -17,6 +17,8 @@ import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
+/** The exchanges ingested by default (all in the catalogue), in the order `stored` lists them. */
+const CANDLES = ['binance-perp', 'perp', 'spot'];
 const ADMIN = 'failover-admin-token';
 
 describeWith(['POSTGRES_BIN', 'PG_AUTOCTL'], 'a PostgreSQL failover on pg_auto_failover', (pgBin, autoctl) => {
@@ -105,18 +107,19 @@ describeWith(['POSTGRES_BIN', 'PG_AUTOCTL'], 'a PostgreSQL failover on pg_auto_f
   it('when the ingest leader is killed, and later the primary node is lost while following, then one instance leads again within 15 s each time, and after repair no gap and no duplicate', async () => {
     const env = { ...sim.env, DATABASE_URL: formation.url, INGEST_SYMBOLS: 'BTC-USDT', INGEST_SINCE: '30m', INGEST_REPAIR_INTERVAL: '5s', DATABASE_CONNECT_TIMEOUT: '1s', LOG_LEVEL: 'info' };
     const leads = (p: MdsProcess) => (p.output().match(/"msg":"ingest: leader/g) ?? []).length;
-    /** 1m candles per exchange and funding rates: rows, distinct times, first and last. */
+    /** 1m candles and funding rates per exchange: rows, distinct times, first and last. */
     const stored = async () => {
       const rows = await onPrimary<{ what: string; n: number; d: number; lo: string; hi: string }>(
         `SELECT s.exchange AS what, count(*)::int AS n, count(DISTINCT c.time)::int AS d, (extract(epoch FROM min(c.time)) * 1000)::bigint::text AS lo, (extract(epoch FROM max(c.time)) * 1000)::bigint::text AS hi
            FROM candles c JOIN series s ON s.id = c.series_id WHERE c.timeframe = '1m' GROUP BY s.exchange
          UNION ALL
-         SELECT 'funding', count(*)::int, count(DISTINCT f.time)::int, (extract(epoch FROM min(f.time)) * 1000)::bigint::text, (extract(epoch FROM max(f.time)) * 1000)::bigint::text FROM funding_rates f
+         SELECT 'funding ' || s.exchange, count(*)::int, count(DISTINCT f.time)::int, (extract(epoch FROM min(f.time)) * 1000)::bigint::text, (extract(epoch FROM max(f.time)) * 1000)::bigint::text
+           FROM funding_rates f JOIN series s ON s.id = f.series_id GROUP BY s.exchange
          ORDER BY 1`,
       ).catch(() => []);
       return rows.map((r) => ({ what: r.what, rows: r.n, distinct: r.d, first: Number(r.lo), last: Number(r.hi) }));
     };
-    const caughtUp = (minute: number) => async () => pollUntil(stored, (s) => s.filter((x) => x.what !== 'funding' && x.last >= minute).length === 2, { withinMs: 30_000 });
+    const caughtUp = (minute: number) => async () => pollUntil(stored, (s) => s.filter((x) => CANDLES.includes(x.what) && x.last >= minute).length === CANDLES.length, { withinMs: 30_000 });
     const ingesters = [spawnMds(['ingest'], env), spawnMds(['ingest'], env)];
     try {
       await pollUntil(async () => ingesters.map(leads), (n) => n[0] + n[1] === 1, { withinMs: 60_000 });
@@ -144,14 +147,16 @@ describeWith(['POSTGRES_BIN', 'PG_AUTOCTL'], 'a PostgreSQL failover on pg_auto_f
       expect(later).toEqual([1, 1, 1, 1, 1]);
       expect([standby, third].map(leads).reduce((a, b) => a + b)).toBeGreaterThan(0);
 
-      // Repaired: every minute from the first to the last closed one on both exchanges once; funding hours likewise.
+      // Repaired: every minute from the first to the last closed one on every exchange once;
+      // Hyperliquid's funding hours likewise; Binance USD-M's settlements (8-hourly) once each.
       await caughtUp(lastClosedOpen(Date.now(), '1m'))();
       await pause(6_000); // one repair round past the follow
       const after = await stored();
-      expect(after.filter((s) => s.what !== 'funding' && s.rows > 0)).toHaveLength(2);
+      expect(after.filter((s) => CANDLES.includes(s.what) && s.rows > 0).map((s) => s.what)).toEqual(CANDLES);
       for (const s of after.filter((x) => x.rows > 0)) {
-        const step = s.what === 'funding' ? HOUR : MIN;
-        expect(s).toEqual({ ...s, rows: s.distinct, distinct: (s.last - s.first) / step + 1 });
+        const step = s.what === 'funding perp' ? HOUR : MIN;
+        if (s.what === 'funding binance-perp') expect(s.rows).toBe(s.distinct);
+        else expect(s).toEqual({ ...s, rows: s.distinct, distinct: (s.last - s.first) / step + 1 });
       }
     } finally {
       for (const p of ingesters) p.kill('SIGKILL');

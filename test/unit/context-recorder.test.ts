@@ -17,7 +17,7 @@ const target = (id: number, instrument: string) => ({ exchange: 'perp', symbol: 
 
 describe('ContextRecorder', () => {
   const clock = manualClock(M + 1_000);
-  const writes: Array<Array<{ id: number; times: number[]; oi: string[] }>> = [];
+  const writes: Array<Array<{ id: number; times: number[]; oi: Array<string | null> }>> = [];
   let failNext = false;
   const writer = {
     async derivatives(batch: ReadonlyArray<{ series: { id: number }; rows: readonly DerivativesInput[] }>) {
