@@ -5,7 +5,7 @@
  */
 import type { DerivativesInput } from '../domain/derivatives';
 import { pageOf, type Derivatives } from '../domain/market';
-import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe } from '../domain/timeframe';
+import { TIMEFRAME_MS, finerTimeframe, rollupSpans, type CandleTimeframe, type Span } from '../domain/timeframe';
 import { bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
 import { finerByBucket } from './candle-derivations';
@@ -29,6 +29,8 @@ const COLUMNS = [
 ] as const;
 const KEY = ['series_id', 'timeframe', 'time'] as const;
 const VALUES = COLUMNS.slice(3);
+/** DerivativesInput's values in COLUMNS' order (after the key). */
+const VALUE_KEYS = ['openInterestOpen', 'openInterestHigh', 'openInterestLow', 'openInterest', 'markPrice', 'oraclePrice', 'midPrice', 'predictedFundingRate', 'venuePremium'] as const;
 /** Rolled up as the last value of the bucket. */
 const LAST = ['open_interest', 'mark_price', 'oracle_price', 'mid_price', 'predicted_funding_rate', 'venue_premium'];
 
@@ -53,26 +55,52 @@ CROSS JOIN LATERAL (
 /** Result columns of PAGES_SQL: the series, the time, ten values. */
 const PAGE_COLUMNS = 12;
 
+/** Open interest columns: known in a bucket only when every finer row has them. */
+const OPEN_INTEREST = ['open_interest_open', 'open_interest_high', 'open_interest_low', 'open_interest'];
+/** What a rollup writes per column: open interest it cannot know keeps what is stored (a venue's 5-minute history). */
+const ROLLED = VALUES.map((c) => [c, OPEN_INTEREST.includes(c) ? `COALESCE(EXCLUDED.${c}, derivatives.${c})` : `EXCLUDED.${c}`] as const);
+
 /**
  * A derived row for every complete bucket (period closed at $7) from the finer rows it has,
- * rewritten only when its values changed. $1 series, $2 timeframe, $3 its period, $4 the finer
- * timeframe, [$5, $6) the finer rows' range.
+ * rewritten only when its values changed. Open interest is the finer rows' when each has it
+ * (recorded minutes), else what the bucket holds: a backfilled minute knows none, the venue's
+ * 5-minute history may. $1 series, $2 timeframe, $3 its period, $4 the finer timeframe, [$5, $6)
+ * the finer rows' range.
  */
 const ROLLUP_SQL = `
 INSERT INTO derivatives (${COLUMNS.join(', ')})
 SELECT $1, $2, bucket,
-       (array_agg(open_interest_open ORDER BY time))[1], max(open_interest_high), min(open_interest_low),
-       ${LAST.map((c) => `(array_agg(${c} ORDER BY time DESC))[1]`).join(', ')}
+       ${['(array_agg(open_interest_open ORDER BY time))[1]', 'max(open_interest_high)', 'min(open_interest_low)', '(array_agg(open_interest ORDER BY time DESC))[1]']
+         .map((e) => `CASE WHEN count(open_interest) = count(*) THEN ${e} END`)
+         .join(', ')},
+       ${LAST.slice(1).map((c) => `(array_agg(${c} ORDER BY time DESC))[1]`).join(', ')}
 ${finerByBucket('derivatives', ['time', ...VALUES].join(', '))}
 ON CONFLICT (series_id, timeframe, time) DO UPDATE
-  SET ${VALUES.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}
-  WHERE (${VALUES.map((c) => `derivatives.${c}`).join(', ')}) IS DISTINCT FROM (${VALUES.map((c) => `EXCLUDED.${c}`).join(', ')})`;
+  SET ${ROLLED.map(([c, e]) => `${c} = ${e}`).join(', ')}
+  WHERE (${VALUES.map((c) => `derivatives.${c}`).join(', ')}) IS DISTINCT FROM (${ROLLED.map(([, e]) => e).join(', ')})`;
+
+/**
+ * Backfilled minutes of one series, added where no row is (a recorded minute is never
+ * replaced). $1 series, then the columns as arrays.
+ */
+const ADD_MINUTES_SQL = `
+INSERT INTO derivatives (${COLUMNS.join(', ')})
+SELECT $1, '1m', m.*
+FROM unnest($2::timestamptz[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[]) AS m
+ON CONFLICT (series_id, timeframe, time) DO NOTHING`;
+
+/** A venue's 5-minute open interest into the 5m rows that have none. $1 series, $2 bucket opens, $3 values. */
+const FIVE_MINUTE_OPEN_INTEREST_SQL = `
+UPDATE derivatives d
+   SET ${OPEN_INTEREST.map((c) => `${c} = h.oi`).join(', ')}
+  FROM unnest($2::timestamptz[], $3::numeric[]) AS h(time, oi)
+ WHERE d.series_id = $1 AND d.timeframe = '5m' AND d.time = h.time AND d.open_interest IS NULL`;
 
 /** A 1m row as COPY text (empty: NULL). */
 function line(seriesId: number, r: DerivativesInput): string {
   return (
-    `${seriesId},1m,${new Date(r.time).toISOString()},${r.openInterestOpen},${r.openInterestHigh},${r.openInterestLow},${r.openInterest},` +
-    `${r.markPrice},${r.oraclePrice},${r.midPrice ?? ''},${r.predictedFundingRate},${r.venuePremium ?? ''}\n`
+    `${seriesId},1m,${new Date(r.time).toISOString()},${r.openInterestOpen ?? ''},${r.openInterestHigh ?? ''},${r.openInterestLow ?? ''},${r.openInterest ?? ''},` +
+    `${r.markPrice},${r.oraclePrice},${r.midPrice ?? ''},${r.predictedFundingRate ?? ''},${r.venuePremium ?? ''}\n`
   );
 }
 
@@ -114,12 +142,60 @@ export class DerivativesRepository {
     });
   }
 
+  /**
+   * Backfilled 1m rows of one series (a venue's past minutes), added where no row is: a
+   * recorded minute is never replaced. Must run on a transaction.
+   */
+  async addMinutes(seriesId: number, rows: readonly DerivativesInput[]): Promise<void> {
+    if (rows.length === 0) return;
+    const times = rows.map((r) => r.time);
+    const [fromMs, toMs] = [Math.min(...times), Math.max(...times)];
+    await this.partitions.ensure([{ table: 'derivatives', timeframe: '1m', fromMs, toMs }]);
+    const column = (k: keyof DerivativesInput) => rows.map((r) => r[k]);
+    await this.db.query(ADD_MINUTES_SQL, [seriesId, rows.map((r) => new Date(r.time).toISOString()), ...VALUE_KEYS.map(column)]);
+    await moveWatermarks(this.db, [seriesId], '1m', fromMs, toMs);
+  }
+
+  /**
+   * A venue's open interest per 5 minutes into the 5m rows of those buckets that know none
+   * (their minutes were backfilled); the coarser rows take it at the next rollUp. Must run on
+   * a transaction.
+   */
+  async fillFiveMinuteOpenInterest(seriesId: number, points: ReadonlyArray<{ time: number; openInterest: string }>): Promise<void> {
+    if (points.length === 0) return;
+    await this.db.query(FIVE_MINUTE_OPEN_INTEREST_SQL, [seriesId, points.map((p) => new Date(p.time).toISOString()), points.map((p) => p.openInterest)]);
+  }
+
   private async write(seriesIds: number[], fromMs: number, toMs: number, lines: () => AsyncIterable<string>): Promise<void> {
     if (!(fromMs <= toMs)) return;
     await this.partitions.ensure([{ table: 'derivatives', timeframe: '1m', fromMs, toMs }]);
     const target = await this.partitions.bulkTarget('derivatives', '1m');
     await bulkUpsert(this.db, { ...target, columns: COLUMNS, key: KEY }, lines);
     await moveWatermarks(this.db, seriesIds, '1m', fromMs, toMs);
+  }
+
+  /** Runs of minutes in [fromMs, toMs] (open times) without a 1m row, as [start, end) spans, ascending. */
+  async missingMinutes(seriesId: number, fromMs: number, toMs: number): Promise<Span[]> {
+    const rows = await this.db.query<{ s: string; e: string }>(
+      `WITH t AS (SELECT time FROM derivatives WHERE series_id = $1 AND timeframe = '1m' AND time >= $2 AND time <= $3),
+            n AS (SELECT time, lead(time) OVER (ORDER BY time) AS next FROM t)
+       SELECT ${sqlEpochMs(`time + interval '1 minute'`)} AS s, ${sqlEpochMs('next')} AS e FROM n WHERE next > time + interval '1 minute'
+       UNION ALL SELECT ${sqlEpochMs('$2::timestamptz')}, ${sqlEpochMs('min(time)')} FROM t HAVING min(time) > $2
+       UNION ALL SELECT ${sqlEpochMs(`max(time) + interval '1 minute'`)}, ${sqlEpochMs(`$3::timestamptz + interval '1 minute'`)} FROM t HAVING max(time) < $3
+       UNION ALL SELECT ${sqlEpochMs('$2::timestamptz')}, ${sqlEpochMs(`$3::timestamptz + interval '1 minute'`)} WHERE NOT EXISTS (SELECT 1 FROM t)`,
+      [seriesId, new Date(fromMs), new Date(toMs)],
+    );
+    return rows.map((r): Span => [Number(r.s), Number(r.e)]).sort((a, b) => a[0] - b[0]);
+  }
+
+  /** The first and last open time of the 5m rows in [fromMs, toMs] that know no open interest (null: none). */
+  async unknownOpenInterest(seriesId: number, fromMs: number, toMs: number): Promise<Span | null> {
+    const [r] = await this.db.query<{ s: string | null; e: string | null }>(
+      `SELECT ${sqlEpochMs('min(time)')} AS s, ${sqlEpochMs('max(time)')} AS e FROM derivatives
+        WHERE series_id = $1 AND timeframe = '5m' AND time >= $2 AND time <= $3 AND open_interest IS NULL`,
+      [seriesId, new Date(fromMs), new Date(toMs)],
+    );
+    return r.s === null || r.e === null ? null : [Number(r.s), Number(r.e)];
   }
 
   /** Open time of the newest 1m row of a series (null: none). */

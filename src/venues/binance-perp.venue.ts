@@ -13,10 +13,12 @@ import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { klinesPage, onKlineEvent } from './binance-klines';
 import { markPriceOf, minuteValues, premiumIndexOf, type Known } from './binance-perp-context';
+import { openInterestHistory, pastMinutes } from './binance-perp-history';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
-import type { CandlePage, CandleStream, CandleStreamHandlers, ContextUpdate, VenueAdapter, VenueOptions } from './venue';
+import type { CandlePage, CandleStream, CandleStreamHandlers, ContextUpdate, OpenInterestPoint, VenueAdapter, VenueOptions } from './venue';
+import type { DerivativesInput } from '../domain/derivatives';
 import type { WeightBudget } from './weight-budget';
 
 const KLINES_LIMIT = 1_500;
@@ -26,6 +28,8 @@ const FUNDING_PAGE = 1_000;
 const FIVE_MINUTES = 300_000;
 /** fundingRate and fundingInfo together, per 5 minutes and IP. */
 const FUNDING_REQUESTS_PER_5_MIN = 500;
+/** /futures/data (openInterestHist), per 5 minutes and IP. */
+const FUTURES_DATA_REQUESTS_PER_5_MIN = 1_000;
 /** The funding settings change rarely: asked again after this long. */
 const FUNDING_INFO_TTL_MS = 600_000;
 const EXCHANGE_INFO_TTL_MS = 3_600_000;
@@ -48,6 +52,7 @@ export class BinancePerpVenue implements VenueAdapter {
   readonly contextSettleMs = 5_000;
   readonly http: VenueHttp;
   private readonly fundingBudget: WeightBudget;
+  private readonly futuresDataBudget: WeightBudget;
   private intervals: { at: number; hours: Map<string, number> } | null = null;
   private listing: { at: number; symbols: Set<string> } | null = null;
   /** Contract multipliers of mapped instruments (INGEST_SYMBOL_MAP). */
@@ -63,6 +68,7 @@ export class BinancePerpVenue implements VenueAdapter {
       now: o.now,
     });
     this.fundingBudget = this.http.endpointBudget(FUNDING_REQUESTS_PER_5_MIN, FIVE_MINUTES);
+    this.futuresDataBudget = this.http.endpointBudget(FUTURES_DATA_REQUESTS_PER_5_MIN, FIVE_MINUTES);
     this.scales = scalesOf(o.symbolMap, this.id);
   }
 
@@ -167,6 +173,20 @@ export class BinancePerpVenue implements VenueAdapter {
       if (context) out.push({ instrument: symbol, context });
     }
     return out;
+  }
+
+  /** Mark, index and premium of past minutes from their 1m klines (binance-perp-history.ts). */
+  async pastContext(symbol: string, startMs: number, endMs: number): Promise<DerivativesInput[]> {
+    return pastMinutes(this.historyAsk(symbol), startMs, endMs);
+  }
+
+  /** Open interest per 5 minutes, the last 30 days (openInterestHist). */
+  async openInterestHistory(symbol: string, startMs: number, endMs: number): Promise<OpenInterestPoint[]> {
+    return openInterestHistory(this.historyAsk(symbol), this.futuresDataBudget, startMs, endMs);
+  }
+
+  private historyAsk(symbol: string) {
+    return { http: this.http, sink: new RowSink(this.id, this.o.observer), symbol, scale: this.scales.get(symbol), now: this.o.now() };
   }
 
   follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {

@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { checkTradeFlow, parseCandleRow, RowError, type CandleInput, type FundingRateInput } from '../domain/csv-rows';
-import { checkContext, type PerpContext } from '../domain/derivatives';
-import { parseDecimal, shiftDecimal } from '../domain/decimal';
+import { checkContext, type DerivativesInput, type PerpContext } from '../domain/derivatives';
+import { compareDecimal, parseDecimal, shiftDecimal } from '../domain/decimal';
 import { alignVenueTime, fundingHourOf } from '../domain/ingest-settings';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import type { CandlePage, VenueObserver } from './venue';
@@ -129,7 +129,29 @@ export class RowSink {
     }
   }
 
-  /** Parse `raw` with a venue schema, or null (rejected as `schema`). */
+  /**
+   * A past minute's context as a venue keeps it (its mark, index and premium klines), checked
+   * and restated at `scale`, or null (rejected): open interest, mid and the predicted rate are
+   * unknown there.
+   */
+  pastMinute(time: number, v: { markPrice: string; oraclePrice: string; premium: string | null }, scale = 1): DerivativesInput | null {
+    const k = Math.round(Math.log10(scale));
+    const price = (x: string) => parseDecimal(shifted(x, -k));
+    const [markPrice, oraclePrice] = [price(v.markPrice), price(v.oraclePrice)];
+    const premium = v.premium === null ? null : parseDecimal(v.premium);
+    if (markPrice === null || oraclePrice === null || (v.premium !== null && premium === null)) return this.rejected('values', 'a price or premium is not a finite number', time);
+    if (compareDecimal(markPrice, '0') <= 0 || compareDecimal(oraclePrice, '0') <= 0) return this.rejected('values', 'mark and index prices must be positive', time);
+    const unknown = { openInterestOpen: null, openInterestHigh: null, openInterestLow: null, openInterest: null, midPrice: null, predictedFundingRate: null };
+    return { time, markPrice, oraclePrice, venuePremium: premium, ...unknown };
+  }
+
+  /** Open interest as a venue's history gives it, checked and restated at `scale` (multiplied), or null (rejected). */
+  openInterest(time: number, value: string, scale = 1): string | null {
+    const oi = parseDecimal(shifted(value, Math.round(Math.log10(scale))));
+    if (oi === null || compareDecimal(oi, '0') < 0) return this.rejected('values', `open interest "${value}" is not a non-negative number`, time);
+    return oi;
+  }
+
   /**
    * One REST page of candles asked for [startMs, endMs]: `fieldsOf` turns an element of the
    * answer into candle fields (or rejects it and returns null); the checked candles that lie in
@@ -156,6 +178,7 @@ export class RowSink {
     return { rows, rejectedTimes: this.rejectedTimes };
   }
 
+  /** Parse `raw` with a venue schema, or null (rejected as `schema`). */
   parse<T>(schema: z.ZodType<T>, raw: unknown, timeOf: (raw: unknown) => unknown): T | null {
     const parsed = schema.safeParse(raw);
     return parsed.success ? parsed.data : this.rejected('schema', schemaReason(parsed.error), timeOf(raw));

@@ -5,7 +5,7 @@
  * only closed candles; a perpetual venue may also push its context (open interest, prices).
  */
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
-import type { PerpContext } from '../domain/derivatives';
+import type { DerivativesInput, PerpContext } from '../domain/derivatives';
 import type { SymbolMap } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 
@@ -54,6 +54,13 @@ export interface ContextUpdate {
   atMs?: number;
 }
 
+/** A 5-minute bucket's open interest from a venue's history: the value at its close. */
+export interface OpenInterestPoint {
+  /** Open time of the 5m bucket. */
+  time: number;
+  openInterest: string;
+}
+
 export interface CandleStreamHandlers {
   /** The socket is (re)connected and subscribed: what happened while it was down must be fetched. */
   onConnected(): void;
@@ -88,6 +95,14 @@ export interface VenueAdapter {
   fundingInterval?(instrument: string): Promise<number>;
   /** The context of `instruments` now (a snapshot); absent on venues without one. */
   contexts?(instruments: readonly string[]): Promise<ContextUpdate[]>;
+  /**
+   * The context the venue keeps of the closed minutes opening in [startMs, endMs] (at most
+   * pageCandles), ascending: mark, index and premium; open interest, mid and the predicted rate
+   * unknown (null). Absent: the venue keeps none (a backfill records nothing).
+   */
+  pastContext?(instrument: string, startMs: number, endMs: number): Promise<DerivativesInput[]>;
+  /** Open interest of the 5m buckets opening in [startMs, endMs], as far back as the venue keeps it, ascending. */
+  openInterestHistory?(instrument: string, startMs: number, endMs: number): Promise<OpenInterestPoint[]>;
   /** Follow the 1m candles of `instruments` (and their context, when asked), reconnecting until closed. */
   follow(instruments: readonly string[], handlers: CandleStreamHandlers): CandleStream;
   /** Requests made and weight spent since start. */

@@ -17,7 +17,7 @@ const MIN = 60_000;
 const DAY = 86_400_000;
 
 interface Summary {
-  series: Array<{ exchange: string; symbol: string; venue: string; instrument: string; rows: number; venue_gap_slots: number; funding_rows: number }>;
+  series: Array<{ exchange: string; symbol: string; venue: string; instrument: string; rows: number; venue_gap_slots: number; funding_rows: number; context_rows: number }>;
   requests: Record<string, number>;
   weight_used: Record<string, number>;
   duration_ms: number;
@@ -77,7 +77,7 @@ describeWith('DATABASE_URL', 'mds sync and mds ingest as processes on PostgreSQL
     expect(r).toMatchObject({ code: 0, stderr: '' });
     const summary = JSON.parse(r.stdout) as Summary;
     const stored = await oneMinute(sql);
-    expect(summary.series).toEqual([{ exchange: 'spot', symbol: 'BTC-USDT', venue: 'binance', instrument: 'BTCUSDT', rows: stored.count, venue_gap_slots: 0, funding_rows: 0 }]);
+    expect(summary.series).toEqual([{ exchange: 'spot', symbol: 'BTC-USDT', venue: 'binance', instrument: 'BTCUSDT', rows: stored.count, venue_gap_slots: 0, funding_rows: 0, context_rows: 0 }]);
     expect(stored.count).toBeGreaterThanOrEqual(120);
     expect(summary.requests).toEqual({ binance: expect.any(Number), hyperliquid: 0, 'binance-perp': 0 });
     expect(summary.weight_used.binance).toBe(2 * summary.requests.binance);

@@ -3,7 +3,8 @@
  * (test/fixtures/venues/binance-perp-recorded.json; sources: EzequielBes/invest@8f58c5d7
  * testdata for klines and fundingRate, crypto-crawler-rs@3f1bf6da for openInterest and the
  * markPrice stream, bmoscon/cryptofeed@f60e8395 for exchangeInfo and the kline stream,
- * kythanhlewill-bit/MMW@9c4be0c2 for premiumIndex; fundingInfo, bookTicker and
+ * kythanhlewill-bit/MMW@9c4be0c2 for premiumIndex, openInterestHist from EzequielBes/invest,
+ * indexPriceKlines from hexdocs' binance_futures; fundingInfo, bookTicker, markPriceKlines and
  * premiumIndexKlines are documentation examples, "documented"), replayed by a local server.
  */
 import http from 'node:http';
@@ -35,6 +36,7 @@ describe('Binance USD-M adapter on recorded answers', () => {
     '/fapi/v1/openInterest': () => body('openInterest'),
     '/fapi/v1/ticker/bookTicker': () => body('bookTicker'),
     '/fapi/v1/premiumIndexKlines': () => body('premiumIndexKlines'),
+    '/futures/data/openInterestHist': () => body('openInterestHist'),
   };
 
   const venue = () =>
@@ -140,6 +142,56 @@ describe('Binance USD-M adapter on recorded answers', () => {
     expect(first).toMatchObject({ open: '63.0434', high: '63.083', low: '63.0116', close: '63.0263', volume: '1116068', takerBuyVolume: '460737', quoteVolume: '70342488.017' });
     const [u] = await v.contexts(['BTCUSDT']);
     expect(u.context).toMatchObject({ markPrice: '63.0864', openInterest: '84617188', fundingRate: '0.00009145' });
+  });
+
+  it('backfills a past minute from the mark, index and premium klines: their closes, open interest and the predicted rate unknown', async () => {
+    // The three recorded answers are of different minutes (and the index one of 5m klines): each
+    // served as recorded but moved to the mark kline's minute, so that they meet.
+    const minute = 1591256400000;
+    const at = (kind: string) => (body(kind) as unknown[][]).slice(0, 1).map((row) => [minute, ...row.slice(1)]);
+    routes['/fapi/v1/markPriceKlines'] = () => body('markPriceKlines');
+    routes['/fapi/v1/indexPriceKlines'] = () => at('indexPriceKlines');
+    routes['/fapi/v1/premiumIndexKlines'] = () => at('premiumIndexKlines');
+    try {
+      now = minute + 120_000;
+      const rows = await venue().pastContext('BTCUSDT', minute, minute + 60_000);
+      expect(rows).toEqual([
+        {
+          time: minute,
+          markPrice: '9651.552',
+          oraclePrice: '57284.927352',
+          venuePremium: '-0.00043659',
+          openInterestOpen: null,
+          openInterestHigh: null,
+          openInterestLow: null,
+          openInterest: null,
+          midPrice: null,
+          predictedFundingRate: null,
+        },
+      ]);
+      // The index is asked by pair, every kind by the minute.
+      expect(asked.filter((q) => q.includes('PriceKlines')).map((q) => q.replace(/startTime=\d+&endTime=\d+/, 'range'))).toEqual([
+        '/fapi/v1/markPriceKlines?symbol=BTCUSDT&interval=1m&range&limit=1500',
+        '/fapi/v1/indexPriceKlines?pair=BTCUSDT&interval=1m&range&limit=1500',
+      ]);
+      // A minute not closed yet is not backfilled.
+      now = minute + 59_000;
+      expect(await venue().pastContext('BTCUSDT', minute, minute)).toEqual([]);
+    } finally {
+      routes['/fapi/v1/premiumIndexKlines'] = () => body('premiumIndexKlines');
+      now = 1786824000000;
+    }
+  });
+
+  it('reads recorded openInterestHist (integer timestamp, the circulating supply beside) as the close of the bucket before its stamp', async () => {
+    const points = await venue().openInterestHistory('BTCUSDT', 1786816800000 - 300_000, 1786820400000 - 300_000);
+    expect(points).toEqual([
+      { time: 1786816500000, openInterest: '111856.664' },
+      { time: 1786820100000, openInterest: '111688.14' },
+    ]);
+    expect(asked.filter((q) => q.startsWith('/futures/data/openInterestHist'))).toEqual([
+      '/futures/data/openInterestHist?symbol=BTCUSDT&period=5m&startTime=1786816800000&endTime=1786820400000&limit=500',
+    ]);
   });
 
   it('takes the mid of the best bid and ask exactly', () => {

@@ -2,15 +2,15 @@
  * Binance USD-M's public REST under {base}/fapi (real base: https://fapi.binance.com), in its
  * recorded formats and with its quirks: klines 1,500 a page with the still-open candle;
  * fundingRate 1,000 a page, stamped 0-13 ms after the hour; fundingInfo lists only symbols
- * whose interval was changed; premiumIndex, openInterest, bookTicker and 1m premiumIndexKlines
- * (the open one partial). Weight per minute 2,400, 429 with Retry-After, then 418 bans: as
+ * whose interval was changed; premiumIndex, openInterest, bookTicker, 1m premium, mark and index
+ * klines (the open one partial) and 30 days of 5-minute openInterestHist. Weight per minute 2,400, 429 with Retry-After, then 418 bans: as
  * Binance spot (binance-rest.ts).
  */
 import { BinanceRest, isAnswer, klineQuery, klines, rangeOf, type Routes } from './binance-rest';
 import { modelContext } from './context-model';
 import { coinOf } from './venues';
 import { jsonAnswer, type Answer, type SimContext } from './rest';
-import { usdmBookTicker, usdmFunding, usdmOpenInterest, usdmPremiumIndex, usdmPremiumKline } from './wire-format';
+import { usdmBookTicker, usdmFunding, usdmOpenInterest, usdmOpenInterestHist, usdmPremiumIndex, usdmPremiumKline, usdmPriceKline } from './wire-format';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -93,6 +93,49 @@ function premiumIndexKlines(ctx: SimContext, q: URLSearchParams): Answer {
   );
 }
 
+/** Mark or index price minute klines: sampled each 5 s (so far, while open), "0" volumes and the sample count. */
+function priceKlines(of: 'markPrice' | 'oraclePrice', symbolParam: 'symbol' | 'pair') {
+  return (ctx: SimContext, q: URLSearchParams): Answer => {
+    const asked = new URLSearchParams(q);
+    if (symbolParam === 'pair') {
+      if (!q.get('pair')) return jsonAnswer(400, { code: -1102, msg: "Mandatory parameter 'pair' was not sent, was empty/null, or malformed." });
+      asked.set('symbol', q.get('pair')!);
+    }
+    const k = klineQuery(ctx, 'binance-perp', asked, 1_500);
+    if (isAnswer(k)) return k;
+    const coin = coinOf('binance-perp', k.symbol);
+    const now = ctx.market.now();
+    const opens = ctx.market.openTimes('binance-perp', k.symbol, k.interval!, rangeOf(k.startTime, k.endTime, k.limit, now)).filter(() => k.interval!.name === '1m');
+    return jsonAnswer(
+      200,
+      opens.map((open) => {
+        const samples: number[] = [];
+        for (let t = open; t < open + MINUTE && t <= now; t += 5_000) samples.push(modelContext(coin, t)[of]);
+        return usdmPriceKline(open, samples.length > 0 ? samples : [modelContext(coin, open)[of]]);
+      }),
+    );
+  };
+}
+
+/**
+ * Open interest per 5 minutes, the last 30 days only, integer `timestamp` (the moment of the
+ * value); a range longer than `limit` answers its latest rows.
+ */
+function openInterestHist(ctx: SimContext, q: URLSearchParams): Answer {
+  const k = klineQuery(ctx, 'binance-perp', q, 500, { interval: false });
+  if (isAnswer(k)) return k;
+  if (q.get('period') !== '5m') return jsonAnswer(400, { code: -1130, msg: 'Data sent for parameter \'period\' is not valid.' });
+  const coin = coinOf('binance-perp', k.symbol);
+  const now = ctx.market.now();
+  const limit = q.get('limit') === null ? 30 : k.limit;
+  const oldest = Math.ceil((now - 30 * 24 * HOUR) / (5 * MINUTE)) * 5 * MINUTE;
+  const last = Math.floor(Math.min(k.endTime ?? now, now) / (5 * MINUTE)) * 5 * MINUTE;
+  const first = Math.max(oldest, k.startTime === null ? last - (limit - 1) * 5 * MINUTE : Math.ceil(k.startTime / (5 * MINUTE)) * 5 * MINUTE);
+  const stamps: number[] = [];
+  for (let t = Math.max(first, last - (limit - 1) * 5 * MINUTE); t <= last; t += 5 * MINUTE) stamps.push(t);
+  return jsonAnswer(200, stamps.map((t) => usdmOpenInterestHist(k.symbol, modelContext(coin, t), t)));
+}
+
 const ROUTES: Routes = {
   '/fapi/v1/exchangeInfo': { weight: 1, answer: exchangeInfo },
   '/fapi/v1/klines': { weight: 10, answer: klines('binance-perp', 1_500) },
@@ -105,6 +148,9 @@ const ROUTES: Routes = {
   '/fapi/v1/openInterest': { weight: 1, answer: contextRoute((symbol, coin, now) => usdmOpenInterest(symbol, modelContext(coin, now), now)) },
   '/fapi/v1/ticker/bookTicker': { weight: 2, answer: contextRoute((symbol, coin, now) => usdmBookTicker(symbol, modelContext(coin, now), now)) },
   '/fapi/v1/premiumIndexKlines': { weight: 1, answer: premiumIndexKlines },
+  '/fapi/v1/markPriceKlines': { weight: 10, answer: priceKlines('markPrice', 'symbol') },
+  '/fapi/v1/indexPriceKlines': { weight: 10, answer: priceKlines('oraclePrice', 'pair') },
+  '/futures/data/openInterestHist': { weight: 1, answer: openInterestHist },
   '/fapi/v1/ping': { weight: 1, answer: () => jsonAnswer(200, {}) },
   '/fapi/v1/time': { weight: 1, answer: (ctx) => jsonAnswer(200, { serverTime: ctx.market.now() }) },
 };

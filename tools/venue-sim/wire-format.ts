@@ -210,6 +210,22 @@ export function usdmBookTicker(symbol: string, c: RawContext, t: number): Record
   return { symbol, bidPrice: usdmPrice(c.midPrice - half), bidQty: '1.250', askPrice: usdmPrice(c.midPrice + half), askQty: '0.870', time: t, lastUpdateId: Math.floor(t / 10) };
 }
 
+/** A markPriceKlines or indexPriceKlines row: the price's open/high/low/close, "0" volumes and the sample count (partial while open). */
+export function usdmPriceKline(openTime: number, prices: readonly number[]): unknown[] {
+  return [openTime, usdmPrice(prices[0]), usdmPrice(Math.max(...prices)), usdmPrice(Math.min(...prices)), usdmPrice(prices[prices.length - 1]), '0', openTime + 59_999, '0', prices.length, '0', '0', '0'];
+}
+
+/** An openInterestHist row as recorded: decimals with 8 places, the circulating supply, an integer timestamp. */
+export function usdmOpenInterestHist(symbol: string, c: RawContext, t: number): Record<string, unknown> {
+  return {
+    symbol,
+    sumOpenInterest: c.openInterest.toFixed(8),
+    sumOpenInterestValue: (c.openInterest * c.markPrice).toFixed(8),
+    CMCCirculatingSupply: '20070287.00000000',
+    timestamp: t,
+  };
+}
+
 /** A premiumIndexKlines row: the premium's open/high/low/close, "0" volumes and the sample count (partial while open). */
 export function usdmPremiumKline(openTime: number, premiums: readonly number[]): unknown[] {
   const text = premiums.map((p) => p.toFixed(8));

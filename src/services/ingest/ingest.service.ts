@@ -8,6 +8,7 @@
 import type { Store } from '../../db/store';
 import type { Logger } from '../../logger';
 import type { Exchanges } from '../../domain/exchanges';
+import { bucketStart, lastClosedOpen } from '../../domain/timeframe';
 import type { VenueAdapter } from '../../venues/venue';
 import type { QualityService } from '../derived/quality.service';
 import type { LiveWriter } from './live-writer';
@@ -23,7 +24,7 @@ export interface SyncRequest {
 }
 
 export interface SyncSummary {
-  series: Array<{ exchange: string; symbol: string; venue: string; instrument: string; rows: number; venue_gap_slots: number; funding_rows: number }>;
+  series: Array<{ exchange: string; symbol: string; venue: string; instrument: string; rows: number; venue_gap_slots: number; funding_rows: number; context_rows: number }>;
   requests: Record<string, number>;
   weight_used: Record<string, number>;
   duration_ms: number;
@@ -94,7 +95,8 @@ export class IngestService {
         for (const t of targets.filter((x) => x.adapter === adapter)) {
           const got = await this.filler.backfill(t, req.sinceMs);
           const funding = await this.filler.funding(t, req.sinceMs);
-          series.push({ exchange: t.exchange, symbol: t.symbol, venue: t.adapter.id, instrument: t.instrument, rows: got.rows, venue_gap_slots: got.gapSlots, funding_rows: funding });
+          const context = await this.filler.pastContext(t, bucketStart(req.sinceMs, '1m'), lastClosedOpen(this.deps.clock(), '1m'));
+          series.push({ exchange: t.exchange, symbol: t.symbol, venue: t.adapter.id, instrument: t.instrument, rows: got.rows, venue_gap_slots: got.gapSlots, funding_rows: funding, context_rows: context });
         }
       }),
     );

@@ -126,11 +126,12 @@ export class LiveSession {
     const started = performance.now();
     const got = await this.filler.backfill(t, this.settings.sinceMs);
     const funding = await this.filler.funding(t, this.settings.sinceMs);
+    const context = await this.filler.pastContext(t, bucketStart(this.settings.sinceMs, '1m'), lastClosedOpen(this.clock(), '1m'));
     await this.noteStored(t);
     // Scored now rather than at the quality job's next run (up to QUALITY_INTERVAL away).
     await this.quality.computeSeries(t.series.id, this.clock());
     this.backfilled.add(t.series.id);
-    this.log.info({ exchange: t.exchange, symbol: t.symbol, rows: got.rows, venue_gap_slots: got.gapSlots, funding, duration_ms: Math.round(performance.now() - started) }, 'backfill done');
+    this.log.info({ exchange: t.exchange, symbol: t.symbol, rows: got.rows, venue_gap_slots: got.gapSlots, funding, context, duration_ms: Math.round(performance.now() - started) }, 'backfill done');
   }
 
   /** After a (re)connect: the last N candles again, and anything missed since the newest stored. */
@@ -139,6 +140,8 @@ export class LiveSession {
     const newest = (await this.store.candles.openSpan(t.series.id, '1m', new Date(last))).last;
     const from = Math.min(last - (this.settings.reconcileCandles - 1) * MINUTE, newest === null ? last : newest + MINUTE);
     await this.filler.fetchRange(t, '1m', Math.max(from, bucketStart(this.settings.sinceMs, '1m')), last);
+    // The context minutes the socket's absence left unrecorded, as the venue keeps them.
+    await this.filler.pastContext(t, Math.max(from, bucketStart(this.settings.sinceMs, '1m')), last);
     await this.noteStored(t);
   }
 

@@ -166,6 +166,30 @@ export class LiveWriter {
   }
 
   /**
+   * A venue's past context of one series (a backfill): its minutes added where none is recorded,
+   * then its 5-minute open interest into the buckets that know none, with the rollups, in one
+   * transaction in a writer slot (the live minutes keep their own).
+   */
+  async pastContext(series: SeriesRef, minutes: readonly DerivativesInput[], openInterest: ReadonlyArray<{ time: number; openInterest: string }> = []): Promise<void> {
+    if (minutes.length === 0 && openInterest.length === 0) return;
+    let [first, last] = [Infinity, -Infinity];
+    for (const t of [...minutes.map((r) => r.time), ...openInterest.flatMap((p) => [p.time, p.time + TIMEFRAME_MS['5m'] - TIMEFRAME_MS['1m']])]) {
+      first = Math.min(first, t);
+      last = Math.max(last, t);
+    }
+    await this.slots.run(() =>
+      this.store.transaction(async (tx) => {
+        await tx.derivatives.addMinutes(series.id, minutes);
+        if (minutes.length > 0) await tx.derivatives.rollUp(series.id, first, last, this.clock());
+        if (openInterest.length === 0) return;
+        await tx.derivatives.fillFiveMinuteOpenInterest(series.id, openInterest);
+        await tx.derivatives.rollUp(series.id, first, last, this.clock());
+      }),
+    );
+    this.onDerivatives({ seriesId: series.id, rows: minutes.length, first, last });
+  }
+
+  /**
    * Store closed minutes of perpetual contexts (each series' own) with the rollups they
    * complete, in one transaction: the minutes that end together are one write.
    */

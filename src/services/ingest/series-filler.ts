@@ -8,6 +8,7 @@
  */
 import type { Store } from '../../db/store';
 import type { CandleInput } from '../../domain/csv-rows';
+import type { DerivativesInput } from '../../domain/derivatives';
 import { ALIGN_TOLERANCE_MS } from '../../domain/ingest-settings';
 import { HOURLY_VENUE, type FundingIntervals } from '../../domain/exchanges';
 import { CANDLE_TIMEFRAMES, FUNDING_INTERVAL_MS, TIMEFRAME_MS, bucketStart, lastClosedOpen, mergeSpans, slotRuns, type CandleTimeframe, type Span } from '../../domain/timeframe';
@@ -37,6 +38,7 @@ const SETTLE_MS = 120_000;
 const PAGES_AHEAD = 4;
 /** Most missing slots looked up at once. */
 const MISSING_LOOKUP = 200_000;
+const MINUTE = 60_000;
 
 /** A page asked of the venue: first and last open time, both included. */
 type Window = [number, number];
@@ -67,7 +69,7 @@ function windowsOf(fromMs: number, toMs: number, p: number, size: number): Windo
 
 export class SeriesFiller {
   constructor(
-    private readonly store: Pick<Store, 'ingest' | 'candles' | 'funding'>,
+    private readonly store: Pick<Store, 'ingest' | 'candles' | 'funding' | 'derivatives'>,
     private readonly writer: LiveWriter,
     private readonly clock: () => number,
     /** Rows stored per transaction during a long fetch. */
@@ -153,6 +155,34 @@ export class SeriesFiller {
     for (const r of found) missing.delete(r.time);
     await this.store.ingest.recordGaps(t.series.id, 'funding', mergeSpans([...missing.values()].sort((a, b) => a[0] - b[0])));
     return found.length;
+  }
+
+  /**
+   * The context the venue keeps of the minutes in [fromMs, toMs] that have no row (a recorded
+   * minute is never replaced), then its 5-minute open interest for the buckets that know none;
+   * the minutes stored. Nothing on a venue that keeps no context.
+   */
+  async pastContext(t: IngestTarget, fromMs: number, toMs: number): Promise<number> {
+    const { pastContext, openInterestHistory } = t.adapter;
+    if (!pastContext) return 0;
+    const runs = toMs < fromMs ? [] : await this.store.derivatives.missingMinutes(t.series.id, fromMs, toMs);
+    const windows = runs.flatMap(([s, e]) => windowsOf(s, e - MINUTE, MINUTE, t.adapter.pageCandles));
+    let rows = 0;
+    let batch: DerivativesInput[] = [];
+    const flush = async () => {
+      await this.writer.pastContext(t.series, batch);
+      rows += batch.length;
+      batch = [];
+    };
+    for await (const [, page] of prefetch(windows, ([s, e]) => pastContext.call(t.adapter, t.instrument, s, e), PAGES_AHEAD)) {
+      for (const r of page) batch.push(r);
+      if (batch.length >= this.batchRows) await flush();
+    }
+    if (batch.length) await flush();
+    // The 5m rows exist now: those that know no open interest take the venue's history.
+    const unknown = openInterestHistory ? await this.store.derivatives.unknownOpenInterest(t.series.id, bucketStart(fromMs, '5m'), toMs) : null;
+    if (unknown && openInterestHistory) await this.writer.pastContext(t.series, [], await openInterestHistory.call(t.adapter, t.instrument, unknown[0], unknown[1]));
+    return rows;
   }
 
   /** fillMissing over [fromMs, toMs], recording at once the part older than the venue serves. */
