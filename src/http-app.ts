@@ -54,7 +54,7 @@ export function createHttpApp({ logger, services: s, metrics, graphql }: HttpApp
   // Public and unmetered: the index, health, the API document and its page, metrics (own token).
   app.use(indexRouter({ version: VERSION }));
   app.use(healthRouter({ health: s.health, version: VERSION }));
-  app.use(docsRouter({ document: () => openApiDocument(s.endpoints, VERSION) }));
+  app.use(docsRouter({ document: () => openApiDocument(s.endpoints, s.exchanges, VERSION) }));
   // The browser pages (dist/web, built by scripts/build-web.js), public like the docs: their
   // data goes through /graphql with the user's key.
   app.use(dashboardRouter());

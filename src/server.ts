@@ -76,7 +76,7 @@ export async function startServer(config: Config, logger: Logger, opts: OpenOpti
   // One limiter for HTTP and WebSocket operations (the per-field limits count in the quota store either way).
   const limitField = createFieldLimiter(services.quotaStore, services.clock);
   try {
-    schema = await buildGraphQLSchema(services);
+    schema = await buildGraphQLSchema({ ...services, contextBackfill: services.exchanges.backfillsContext() });
     gql = await createGraphQLHandler({
       schema,
       compiled: config.graphqlCompiled,

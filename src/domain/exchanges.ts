@@ -30,6 +30,11 @@ export interface ExchangeDefinition {
   venue: string;
   kind: ExchangeKind;
   funding: FundingIntervals | null;
+  /**
+   * Whether its context is backfilled from the venue's history, which lacks open interest and
+   * the predicted funding rate: those are null in a backfilled period (BACKFILL_GAPS).
+   */
+  contextBackfill?: boolean;
 }
 
 /**
@@ -40,7 +45,7 @@ export const EXCHANGE_CATALOGUE: readonly ExchangeDefinition[] = [
   { key: 'perp', variable: 'EXCHANGE_PERP', venue: 'hyperliquid', kind: 'perp', funding: HOURLY_VENUE },
   { key: 'spot', variable: 'EXCHANGE_SPOT', venue: 'binance', kind: 'spot', funding: null },
   // Binance USD-M perpetuals: 8-hourly unless fundingInfo says otherwise (4 or 1 on some symbols).
-  { key: 'binance-perp', variable: 'EXCHANGE_BINANCE_PERP', venue: 'binance-perp', kind: 'perp', funding: { maxHours: 8, defaultHours: 8 } },
+  { key: 'binance-perp', variable: 'EXCHANGE_BINANCE_PERP', venue: 'binance-perp', kind: 'perp', funding: { maxHours: 8, defaultHours: 8 }, contextBackfill: true },
 ];
 
 /** A served exchange: its definition under its configured API name. */
@@ -100,6 +105,11 @@ export class Exchanges {
   /** The longest funding interval of a served perpetual's venue, in hours (1 for anything else). */
   fundingMaxHours(name: string): number {
     return this.byName.get(name)?.funding?.maxHours ?? 1;
+  }
+
+  /** Whether a served exchange backfills its context: then the context's BACKFILL_GAPS may be null. */
+  backfillsContext(): boolean {
+    return this.list.some((e) => e.contextBackfill === true);
   }
 
   isPerpetual(name: string): boolean {

@@ -54,6 +54,22 @@ export interface Derivatives {
   venuePremium: string | null;
 }
 
+/**
+ * The context a backfill cannot know (the venue keeps no minute history of it): null in a
+ * backfilled period. Declared nullable only where a served exchange backfills its context
+ * (Exchanges.backfillsContext), so a configuration without one keeps its non-null contract.
+ */
+export const BACKFILL_GAPS = [
+  'openInterest',
+  'openInterestOpen',
+  'openInterestHigh',
+  'openInterestLow',
+  'openInterestValue',
+  'predictedFundingRate',
+] as const satisfies ReadonlyArray<keyof Derivatives>;
+
+export const isBackfillGap = (field: string): boolean => (BACKFILL_GAPS as readonly string[]).includes(field);
+
 export interface FundingRate {
   time: string;
   /** The venue's rate for the settlement's interval. */

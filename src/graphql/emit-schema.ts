@@ -1,6 +1,9 @@
 /**
- * `npm run schema`: print the schema built from the resolver classes to ./schema.graphql.
- * Printing needs no services, so none are opened; the venue names do not change the schema.
+ * `npm run schema`: print the schema built from the resolver classes to ./schema.graphql, as
+ * the default configuration (every exchange) serves it. Printing needs no services, so none are
+ * opened. The venue names do not change the schema; a context backfill does (binance-perp's:
+ * nullable open interest and predicted rate), and EXCHANGES without such an exchange serves
+ * those fields non-null.
  */
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
@@ -12,7 +15,8 @@ import { buildGraphQLSchema, printSchemaSdl, type SchemaDeps } from './schema';
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', '..', 'schema.graphql');
 
 export async function currentSdl(): Promise<string> {
-  return printSchemaSdl(await buildGraphQLSchema({ endpoints: marketEndpoints(new Exchanges(['perp', 'spot'])) } as SchemaDeps));
+  const exchanges = new Exchanges();
+  return printSchemaSdl(await buildGraphQLSchema({ endpoints: marketEndpoints(exchanges), contextBackfill: exchanges.backfillsContext() } as SchemaDeps));
 }
 
 if (require.main === module) {

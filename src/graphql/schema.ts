@@ -3,8 +3,9 @@
  * with their services (no per-request container); schema.graphql at the repo root is this
  * schema printed (`npm run schema`; a test fails when it is stale).
  */
-import { GraphQLSchema, isObjectType, lexicographicSortSchema, printSchema } from 'graphql';
+import { GraphQLList, GraphQLNonNull, GraphQLSchema, getNullableType, isListType, isObjectType, lexicographicSortSchema, printSchema, type GraphQLOutputType } from 'graphql';
 import { buildSchema, getMetadataStorage, type PubSub } from 'type-graphql';
+import { BACKFILL_GAPS } from '../domain/market';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import type { KeysService } from '../services/access/keys.service';
 import type { MultiAssetService } from '../services/reads/multi-asset.service';
@@ -23,6 +24,8 @@ export interface SchemaDeps extends MarketResolverDeps {
   keys: KeysService;
   tiers: TierPolicy;
   multiAsset: MultiAssetService;
+  /** A served exchange backfills its context (Exchanges.backfillsContext): its BACKFILL_GAPS are nullable. */
+  contextBackfill: boolean;
 }
 
 /**
@@ -47,6 +50,28 @@ function useDefaultResolvers(schema: GraphQLSchema): GraphQLSchema {
       const key = `${type.name}.${field.name}`;
       if (plain.has(key) && !resolvedByResolvers.has(key)) field.resolve = undefined;
     }
+  }
+  return schema;
+}
+
+/** `type` without its non-null wrappers: `String!` as `String`, `[String!]!` as `[String]!`. */
+function withNullableValues(type: GraphQLOutputType): GraphQLOutputType {
+  const inner = getNullableType(type);
+  return isListType(inner) ? new GraphQLNonNull(new GraphQLList(getNullableType(inner.ofType))) : inner;
+}
+
+/**
+ * Where a served exchange backfills its context, the fields of what its venue keeps no history
+ * of (BACKFILL_GAPS) are null in a backfilled period: on rows nullable, on columns lists of
+ * nullable items. type-graphql's decorators are static, so the built schema is changed here; a
+ * configuration without such an exchange keeps the non-null fields it always had.
+ */
+function allowBackfillGaps(schema: GraphQLSchema): GraphQLSchema {
+  for (const typeName of ['DerivativesRow', 'DerivativesColumns']) {
+    const type = schema.getType(typeName);
+    if (!isObjectType(type)) throw new Error(`${typeName} is not an object type of the schema`);
+    const fields = type.getFields();
+    for (const name of BACKFILL_GAPS) fields[name].type = withNullableValues(fields[name].type);
   }
   return schema;
 }
@@ -81,7 +106,8 @@ export async function buildGraphQLSchema(deps: SchemaDeps): Promise<GraphQLSchem
     validate: false,
     pubSub: NO_TOPICS,
   });
-  return useDefaultResolvers(schema);
+  useDefaultResolvers(schema);
+  return deps.contextBackfill ? allowBackfillGaps(schema) : schema;
 }
 
 export function printSchemaSdl(schema: GraphQLSchema): string {

@@ -4,12 +4,13 @@
  * schema its serializer's.
  */
 import type { ErrorCode } from '../domain/errors';
+import type { Exchanges } from '../domain/exchanges';
 import { MAX_ROWS } from '../domain/params/market-params';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
 import { FORMAT } from './format';
 import type { Operation } from './openapi.operations';
 import { CANDLE_PAGE_SCHEMA } from './serializers/candle.serializer';
-import { DERIVATIVES_PAGE_SCHEMA } from './serializers/derivatives.serializer';
+import { derivativesPageSchema } from './serializers/derivatives.serializer';
 import { CATALOGUE_SCHEMA, FEATURE_PAGE_SCHEMA } from './serializers/feature.serializer';
 import { FUNDING_PAGE_SCHEMA } from './serializers/funding.serializer';
 import { MARKETS_SCHEMA } from './serializers/market.serializer';
@@ -18,8 +19,11 @@ import { QUALITY_SCHEMA } from './serializers/quality.serializer';
 
 const TIER: ErrorCode[] = ['TIER_LIMIT_EXCEEDED'];
 
-/** /v1/ohlcv, /v1/funding, /v1/derivatives, /v1/multi-asset, /v1/markets, /v1/features and /v1/quality, in the document's order. */
-export function marketOperations(endpoints: MarketEndpoints): Operation[] {
+/**
+ * /v1/ohlcv, /v1/funding, /v1/derivatives, /v1/multi-asset, /v1/markets, /v1/features and
+ * /v1/quality, in the document's order, for the served `exchanges`.
+ */
+export function marketOperations(endpoints: MarketEndpoints, exchanges: Exchanges): Operation[] {
   return [
     {
       method: 'get',
@@ -59,7 +63,7 @@ export function marketOperations(endpoints: MarketEndpoints): Operation[] {
       security: 'apiKey',
       endpoint: endpoints.derivatives,
       query: [FORMAT],
-      ok: { status: 200, description: 'A page of context rows.', schema: DERIVATIVES_PAGE_SCHEMA, nextStartHeader: true, conditional: true },
+      ok: { status: 200, description: 'A page of context rows.', schema: derivativesPageSchema(exchanges.backfillsContext()), nextStartHeader: true, conditional: true },
       errors: TIER,
     },
     {

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { KEY_HASH_RE } from '../domain/api-keys';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
+import type { Exchanges } from '../domain/exchanges';
 import type { Param } from '../domain/params/param';
 import type { Endpoint } from '../domain/params/endpoint';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
@@ -67,9 +68,9 @@ export const GRAPHQL_ERRORS = z.object({
 // ---- the operations ---------------------------------------------------------------------
 
 /** What the services add after an endpoint's checks: the plan's rules. */
-export function operations(endpoints: MarketEndpoints): Operation[] {
+export function operations(endpoints: MarketEndpoints, exchanges: Exchanges): Operation[] {
   return [
-    ...marketOperations(endpoints),
+    ...marketOperations(endpoints, exchanges),
     {
       method: 'post',
       path: '/v1/auth/keys',

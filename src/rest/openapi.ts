@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors';
+import type { Exchanges } from '../domain/exchanges';
 import type { Param } from '../domain/params/param';
 import { paramList } from '../domain/params/endpoint';
 import type { MarketEndpoints } from '../domain/params/market-endpoints';
@@ -196,10 +197,13 @@ function operationObject(op: Operation): Json {
   return o;
 }
 
-/** The whole document for this configuration (venue names come from EXCHANGE_PERP/SPOT). */
-export function openApiDocument(endpoints: MarketEndpoints, version: string): Json {
+/**
+ * The whole document for this configuration: the served exchanges' names (in the endpoints'
+ * parameters) and whether one backfills its context (nullable context columns).
+ */
+export function openApiDocument(endpoints: MarketEndpoints, exchanges: Exchanges, version: string): Json {
   const paths: Record<string, Json> = {};
-  for (const op of operations(endpoints)) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  for (const op of operations(endpoints, exchanges)) (paths[op.path] ??= {})[op.method] = operationObject(op);
   return {
     openapi: '3.1.0',
     info: {

@@ -111,7 +111,7 @@ describe('the OpenAPI document and the docs page', () => {
     if (path === '/v1/quality' && res.status === 404) return expect(res.body.error).toBe('QUALITY_NOT_FOUND');
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: expect.any(Object) });
     // The documented 200 schema (the zod object the document is rendered from) accepts the body.
-    const op = operations(srv.services.endpoints).find((o) => o.path === path && o.method === 'get')!;
+    const op = operations(srv.services.endpoints, srv.services.exchanges).find((o) => o.path === path && o.method === 'get')!;
     const parsed = op.ok.schema!.safeParse(res.body);
     expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
   });
@@ -267,7 +267,7 @@ describe('GET /metrics', () => {
       const res = await srv.getJson(`${path}?${q}`, key);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       expect(res.body.count ?? 1).toBeGreaterThan(0);
-      const op = operations(srv.services.endpoints).find((o) => o.path === path && o.method === 'get')!;
+      const op = operations(srv.services.endpoints, srv.services.exchanges).find((o) => o.path === path && o.method === 'get')!;
       const parsed = op.ok.schema!.safeParse(res.body);
       expect({ path, issues: parsed.success ? [] : parsed.error.issues }).toEqual({ path, issues: [] });
     }

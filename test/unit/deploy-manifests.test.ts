@@ -172,7 +172,8 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       expect(container.startupProbe?.httpGet?.path).toBe('/health/live');
       expect(container.readinessProbe?.httpGet?.path).toBe('/health/ready');
       // The paths are routes the service documents (and serves: test/api/operability.test.ts).
-      const documented = operations(marketEndpoints(new Exchanges(['perp', 'spot']))).map((o) => o.path);
+      const exchanges = new Exchanges(['perp', 'spot']);
+      const documented = operations(marketEndpoints(exchanges), exchanges).map((o) => o.path);
       expect(documented).toEqual(expect.arrayContaining(['/health/live', '/health/ready']));
       expect(container.readinessProbe).toMatchObject({ periodSeconds: 5, failureThreshold: 3 });
       for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe]) expect(probePort(container, probe)).toBe(config.port);

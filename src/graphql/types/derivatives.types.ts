@@ -11,24 +11,26 @@ import type { Derivatives as DomainDerivatives } from '../../domain/market';
 export class DerivativesRowType implements DomainDerivatives {
   @Field({ description: 'Open time, YYYY-MM-DDTHH:MM:SS+00:00.' })
   time!: string;
-  @Field({ description: 'Open interest at the end of the period, base units, 6 decimals.' })
-  openInterest!: string;
-  @Field()
-  openInterestOpen!: string;
-  @Field()
-  openInterestHigh!: string;
-  @Field()
-  openInterestLow!: string;
-  @Field({ description: 'openInterest x markPrice, 6 decimals.' })
-  openInterestValue!: string;
+  // BACKFILL_GAPS are declared non-null here; schema.ts takes that off where a served exchange
+  // backfills its context (allowBackfillGaps).
+  @Field(() => String, { description: 'Open interest at the end of the period, base units, 6 decimals.' })
+  openInterest!: string | null;
+  @Field(() => String)
+  openInterestOpen!: string | null;
+  @Field(() => String)
+  openInterestHigh!: string | null;
+  @Field(() => String)
+  openInterestLow!: string | null;
+  @Field(() => String, { description: 'openInterest x markPrice, 6 decimals.' })
+  openInterestValue!: string | null;
   @Field()
   markPrice!: string;
   @Field()
   oraclePrice!: string;
   @Field(() => String, { nullable: true, description: "Null while the venue's book is empty." })
   midPrice!: string | null;
-  @Field({ description: "The venue's predicted hourly funding rate, 8 decimals." })
-  predictedFundingRate!: string;
+  @Field(() => String, { description: "The venue's predicted hourly funding rate, 8 decimals." })
+  predictedFundingRate!: string | null;
   @Field(() => String, { nullable: true, description: "The venue's own premium, 8 decimals (not funding's perp/spot premium)." })
   venuePremium!: string | null;
 }
@@ -37,16 +39,17 @@ export class DerivativesRowType implements DomainDerivatives {
 export class DerivativesColumnsType {
   @Field(() => [String])
   time!: string[];
+  // BACKFILL_GAPS: items non-null unless a served exchange backfills its context (schema.ts).
   @Field(() => [String])
-  openInterest!: string[];
+  openInterest!: Array<string | null>;
   @Field(() => [String])
-  openInterestOpen!: string[];
+  openInterestOpen!: Array<string | null>;
   @Field(() => [String])
-  openInterestHigh!: string[];
+  openInterestHigh!: Array<string | null>;
   @Field(() => [String])
-  openInterestLow!: string[];
+  openInterestLow!: Array<string | null>;
   @Field(() => [String])
-  openInterestValue!: string[];
+  openInterestValue!: Array<string | null>;
   @Field(() => [String])
   markPrice!: string[];
   @Field(() => [String])
@@ -54,7 +57,7 @@ export class DerivativesColumnsType {
   @Field(() => [String], { nullable: 'items' })
   midPrice!: Array<string | null>;
   @Field(() => [String])
-  predictedFundingRate!: string[];
+  predictedFundingRate!: Array<string | null>;
   @Field(() => [String], { nullable: 'items' })
   venuePremium!: Array<string | null>;
 }

@@ -89,8 +89,13 @@ export function restShape<T>(fields: ShapeFields<T>): RestShape<T> {
 
 export const timestamp = z.string().meta({ description: 'ISO 8601, UTC (+00:00).', examples: ['2024-01-01T00:00:00+00:00'] });
 
+const DECIMAL_EXAMPLE = '64250.500000';
+
 /** A decimal string; `example` shows the places. */
-export const decimal = (description: string, example = '64250.500000') => z.string().meta({ description, examples: [example] });
+export const decimal = (description: string, example = DECIMAL_EXAMPLE) => z.string().meta({ description, examples: [example] });
+
+/** A decimal string or null; `description` says when it is null. */
+export const nullableDecimal = (description: string, example = DECIMAL_EXAMPLE) => z.string().nullable().meta({ description, examples: [example] });
 
 export const nextStart = z
   .string()
