@@ -22,6 +22,7 @@ import { EventHub } from './services/events/event-hub';
 import { SubscriptionsService } from './services/events/subscriptions.service';
 import { createHttpApp } from './http-app';
 import { startPartitionSchedule } from './jobs/partition.job';
+import { collectGarbage } from './services/runtime/collect-garbage';
 import { DEMO_SYMBOLS } from './domain/demo-data';
 import { startQualitySchedule } from './jobs/quality.job';
 import { createLogger, type Logger } from './logger';
@@ -192,7 +193,9 @@ function startLaterSeed(config: Config, services: Services, logger: Logger, heal
     const series = await services.store.series.list();
     if (series.length === 0 || series.some((s) => !demo.has(s.symbol))) return;
     const started = Date.now();
-    const summary = await services.seeder.seedLater(services.clock());
+    // Each symbol's garbage collected before the next is made: memory the seed freed is then
+    // reused instead of left in the process for good (collect-garbage.ts).
+    const summary = await services.seeder.seedLater(services.clock(), undefined, collectGarbage);
     if (summary) logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded: further exchanges and the perpetual context');
   })().catch((err: unknown) => logger.error({ err }, 'demo seed of the further exchanges failed'));
   return async () => {

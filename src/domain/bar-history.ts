@@ -24,8 +24,8 @@ export function firstBars(h: CandleHistory, n: number): CandleHistory {
   return { time: h.time.subarray(0, n), open: h.open.subarray(0, n), high: h.high.subarray(0, n), low: h.low.subarray(0, n), close: h.close.subarray(0, n), volume: h.volume.subarray(0, n) };
 }
 
-/** Doubles per chunk of a Column (512 KB). */
-const CHUNK_BITS = 16;
+/** Doubles per chunk of a Column (64 KB): a series holds a history per timeframe, most of them short. */
+const CHUNK_BITS = 13;
 const CHUNK = 1 << CHUNK_BITS;
 
 const RELEASED = new Float64Array(0);

@@ -40,8 +40,10 @@ describe.each(databaseCases())('the demo seed of the further exchanges on $name'
   });
 
   it('when seeded later, then every demo symbol trades on binance-perp with 8-hourly funding (interval 8) and both perpetuals have two days of context', async () => {
-    const summary = await s.seeder.seedLater(seeded);
+    let symbolsDone = 0;
+    const summary = await s.seeder.seedLater(seeded, undefined, () => symbolsDone++);
     expect(summary).toMatchObject({ series: DEMO_SYMBOLS.length, context: 2 * DEMO_SYMBOLS.length * 2 * 1440 });
+    expect(symbolsDone).toBe(DEMO_SYMBOLS.length);
     const usdm = await idOf('binance-perp');
     const funding = (await s.store.funding.pages([usdm], new Date(seeded - 3 * 24 * HOUR), new Date(seeded), 100)).get(usdm)!;
     expect(funding.length).toBe(9);

@@ -5,13 +5,13 @@
  */
 import path from 'node:path';
 import { DEMO_SYMBOLS } from '../../src/domain/demo-data';
-import { demoWindow, symbolSeeds, type DemoSeries, type SeriesSeed } from '../../src/services/demo/demo-seed-rows';
+import { demoWindow, lazySymbolSeeds, symbolSeeds, type DemoSeries, type SeriesSeed } from '../../src/services/demo/demo-seed-rows';
 import type { SeedRowsSource } from '../../src/services/demo/demo-seed.service';
 
 // The compiled file: the worker thread runs it with node, outside jest.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { seedWorker } = require(path.join(__dirname, '..', '..', 'dist', 'src', 'services', 'demo', 'demo-seed.worker.js')) as {
-  seedWorker: () => SeedRowsSource & { close(): Promise<void> };
+  seedWorker: () => { symbol(...args: Parameters<SeedRowsSource['symbol']>): Promise<SeriesSeed[]>; close(): Promise<void> };
 };
 
 /** A seed's rows with every chunk as one Buffer per write, comparable with toEqual. */
@@ -40,6 +40,15 @@ describe('the demo seed rows made in the worker thread', () => {
       expect(made[i].every((s) => s.encoded!.features.every((f) => f.chunks.every((c) => Buffer.isBuffer(c))))).toBe(true);
       expect(flat(made[i])).toEqual(flat(here));
       expect(here.every((s) => s.encoded !== null && s.candles === null)).toBe(true);
+      // Made inline as they are written, the features are the same bytes.
+      const lazy = await lazySymbolSeeds([0, gappy][i], series, w);
+      const collected: SeriesSeed[] = [];
+      for (const s of lazy) {
+        const features = [];
+        for await (const f of s.encoded!.features) features.push(f);
+        collected.push({ ...s, encoded: { candles: s.encoded!.candles, features } });
+      }
+      expect(flat(collected)).toEqual(flat(here));
     }
   }, 60_000);
 

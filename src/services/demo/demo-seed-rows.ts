@@ -145,6 +145,9 @@ export interface EncodedSeries {
   features: Array<CopyChunks<CandleTimeframe>>;
 }
 
+/** The same rows with the features made as they are written (inline: one chunk in memory at a time). */
+export type LazySeries = Omit<EncodedSeries, 'features'> & { features: Iterable<CopyChunks<CandleTimeframe>> | AsyncIterable<CopyChunks<CandleTimeframe>> };
+
 function encodedCandles(seriesId: number, timeframe: CandleTimeframe, rows: readonly CandleInput[]): CopyChunks<CandleTimeframe> & { derived: boolean } {
   const out = new BinaryRows(64 * 1024);
   writeInputRows(out, candleRowFrame(seriesId, timeframe, false), rows);
@@ -163,15 +166,25 @@ function encodedRollups(seriesId: number, bars: RollupBars): CopyChunks<CandleTi
  * cannot be kept in memory exactly (the seed then writes `c` and derives the rest in SQL).
  */
 export async function encodedSeries(seriesId: number, c: DemoCandles, nowMs: number): Promise<EncodedSeries | null> {
+  const lazy = lazySeries(seriesId, c, nowMs);
+  if (!lazy) return null;
+  const features: EncodedSeries['features'] = [];
+  for await (const f of lazy.features) features.push(f);
+  return { ...lazy, features };
+}
+
+/** encodedSeries with the features made as they are asked for. */
+function lazySeries(seriesId: number, c: DemoCandles, nowMs: number): (LazySeries & { features: AsyncIterable<CopyChunks<CandleTimeframe>> }) | null {
   const bars = keptBars(c, nowMs);
   if (!bars) return null;
   const candles = [encodedCandles(seriesId, '1h', c.hours), encodedCandles(seriesId, '1m', c.minutes), ...bars.rollups.filter((r) => r.length > 0).map((r) => encodedRollups(seriesId, r))];
-  const features: EncodedSeries['features'] = [];
-  for (const tf of CANDLE_TIMEFRAMES) {
-    const history = bars.histories.get(tf);
-    if (history) features.push(...(await encodedTechnical(seriesId, tf, history)));
-  }
-  return { candles, features };
+  const features = async function* () {
+    for (const tf of CANDLE_TIMEFRAMES) {
+      const history = bars.histories.get(tf);
+      if (history) yield* encodedTechnical(seriesId, tf, history);
+    }
+  };
+  return { candles, features: features() };
 }
 
 /** A series of the seed: its symbol (an index into DEMO_SYMBOLS), venue, id, and whether it holds no candle. */
@@ -190,13 +203,25 @@ export interface SeriesSeed {
   encoded: EncodedSeries | null;
 }
 
-/** The seeds of one symbol's series (`series`, its venues), in order. */
+/** A seed as it is written: its features possibly made as they are written. */
+export type WritableSeed = Omit<SeriesSeed, 'encoded'> & { encoded: LazySeries | null };
+
+/** The seeds of one symbol's series (`series`, its venues), in order, every row made (a worker posts them). */
 export async function symbolSeeds(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<SeriesSeed[]> {
+  return seedsOf(symbol, series, w, (id, c) => encodedSeries(id, c, w.nowMs));
+}
+
+/** symbolSeeds with each series' features made as they are written (inline: less memory at once). */
+export async function lazySymbolSeeds(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<WritableSeed[]> {
+  return seedsOf(symbol, series, w, async (id, c) => lazySeries(id, c, w.nowMs));
+}
+
+async function seedsOf<E extends LazySeries>(symbol: number, series: readonly DemoSeries[], w: DemoWindow, encode: (id: number, c: DemoCandles) => Promise<E | null>) {
   const all = demoCandles(DEMO_SYMBOLS[symbol], w, series.map((s) => s.venue));
-  const out: SeriesSeed[] = [];
+  const out: Array<Omit<SeriesSeed, 'encoded'> & { encoded: E | null }> = [];
   for (const s of series) {
     const c = all[s.venue]!;
-    const encoded = s.empty ? await encodedSeries(s.id, c, w.nowMs) : null;
+    const encoded = s.empty ? await encode(s.id, c) : null;
     out.push({ series: s, counts: { hours: c.hours.length, minutes: c.minutes.length }, candles: encoded ? null : c, encoded });
   }
   return out;

@@ -14,7 +14,7 @@ import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../../domain/timef
 import type { Exchanges } from '../../domain/exchanges';
 import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
 import { demoContextRows } from './demo-context';
-import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, symbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type SeriesSeed } from './demo-seed-rows';
+import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, lazySymbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type WritableSeed } from './demo-seed-rows';
 
 export interface SeedSummary {
   series: number;
@@ -33,10 +33,11 @@ export interface SeedSummary {
  * written. `symbol` is asked for each symbol in turn, the next before the previous is written.
  */
 export interface SeedRowsSource {
-  symbol(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<SeriesSeed[]>;
+  symbol(symbol: number, series: readonly DemoSeries[], w: DemoWindow): Promise<WritableSeed[]>;
 }
 
-export const INLINE_ROWS: SeedRowsSource = { symbol: symbolSeeds };
+/** Made here, each feature chunk as it is written (one in memory at a time). */
+export const INLINE_ROWS: SeedRowsSource = { symbol: lazySymbolSeeds };
 
 export class DemoSeedService {
   constructor(
@@ -107,9 +108,10 @@ export class DemoSeedService {
   /**
    * The demo's further exchanges (DEMO_LATER_VENUES, when served and empty) and two days of each
    * perpetual's context (where it has none), under the seed's lock. Run after the server is up:
-   * the spec's two exchanges are served meanwhile. Null when there was nothing to seed.
+   * the spec's two exchanges are served meanwhile. `afterSymbol` runs after each symbol (the
+   * server collects its garbage there). Null when there was nothing to seed.
    */
-  async seedLater(nowMs: number, rows: SeedRowsSource = INLINE_ROWS): Promise<SeedSummary | null> {
+  async seedLater(nowMs: number, rows: SeedRowsSource = INLINE_ROWS, afterSymbol: () => void = () => undefined): Promise<SeedSummary | null> {
     const w = demoWindow(nowMs, DEMO_LATER_DAYS.hours, DEMO_LATER_DAYS.minutes);
     const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
     let context = 0;
@@ -132,6 +134,7 @@ export class DemoSeedService {
         if (later.length > 0) await this.features.funding(sym.symbol);
         return written;
       });
+      afterSymbol();
     }
     return summary.series > 0 || context > 0 ? { ...summary, context } : null;
   }
@@ -155,7 +158,7 @@ export class DemoSeedService {
   }
 
   /** One series: its candles and funding in a transaction, then its features. */
-  private async write(seed: SeriesSeed, w: DemoWindow, summary: SeedSummary): Promise<void> {
+  private async write(seed: WritableSeed, w: DemoWindow, summary: SeedSummary): Promise<void> {
     const { id, venue, symbol } = seed.series;
     const encoded = seed.encoded;
     await this.store.transaction(async (tx) => {
@@ -164,7 +167,7 @@ export class DemoSeedService {
       if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
       if (venue === 'binance-perp') summary.funding += await this.writeUsdmFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
     });
-    if (encoded) for (const rows of encoded.features) summary.featureRows += await this.store.transaction((tx) => tx.features.writeEncoded(id, rows));
+    if (encoded) for await (const rows of encoded.features) summary.featureRows += await this.store.transaction((tx) => tx.features.writeEncoded(id, rows));
     else for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(id, tf, null);
     summary.series++;
     summary.candles1m += seed.counts.minutes;

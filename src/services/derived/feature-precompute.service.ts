@@ -92,17 +92,15 @@ async function* featureChunks(
 /**
  * The technical rows of a whole history held in memory (`bars`), encoded (`technicalCopyChunks`) in
  * the chunks `FeaturePrecomputeService.technical` writes: what it would write, made where it
- * is not written (the demo seed's worker thread).
+ * is not written (the demo seed), each chunk as it is asked for.
  */
-export async function encodedTechnical(seriesId: number, timeframe: CandleTimeframe, bars: BarHistory, chunk = FEATURE_CHUNK_BARS): Promise<Array<CopyChunks<CandleTimeframe>>> {
-  const out: Array<CopyChunks<CandleTimeframe>> = [];
+export async function* encodedTechnical(seriesId: number, timeframe: CandleTimeframe, bars: BarHistory, chunk = FEATURE_CHUNK_BARS): AsyncGenerator<CopyChunks<CandleTimeframe>> {
   const history = (from: number | null, lookback: number, limit: number) => Promise.resolve(bars.history(from, lookback, limit));
   for await (const { times, values } of featureChunks(history, null, chunk, [new ChunkArrays()])) {
     // A chunk holds at least one bar.
     const chunks = [...technicalCopyChunks(seriesId, timeframe, times, values, 0)];
-    out.push({ timeframe, span: { fromMs: times[0], toMs: times[times.length - 1] }, chunks, count: times.length });
+    yield { timeframe, span: { fromMs: times[0], toMs: times[times.length - 1] }, chunks, count: times.length };
   }
-  return out;
 }
 
 export class FeaturePrecomputeService {
