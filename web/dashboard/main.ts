@@ -193,7 +193,7 @@ function subscribe(v: View, gen: number): void {
   }
   if (v.context === 'oi' && subscriptionFields.includes('derivativesClosed')) {
     v.unsubscribe.push(
-      live.subscribe<{ derivativesClosed: { time: string; openInterest: string } }>(
+      live.subscribe<{ derivativesClosed: { time: string; openInterest: string | null } }>(
         DERIVATIVES_CLOSED,
         { ...vars, timeframe: v.timeframe },
         ({ derivativesClosed: d }) => v.chart.upsertContext(openInterestPoints({ time: [d.time], openInterest: [d.openInterest] })),

@@ -43,10 +43,10 @@ export interface CandleColumns {
   takerBuyVolume?: Array<string | null>;
 }
 
-/** A perpetual's open interest per period, column by column. */
+/** A perpetual's open interest per period, column by column (null where a backfill could not know it). */
 export interface ContextColumns {
   time: string[];
-  openInterest: string[];
+  openInterest: Array<string | null>;
 }
 
 /** A candle as the API serves it: the domain's type (the same strings over GraphQL). */
