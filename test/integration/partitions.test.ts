@@ -237,8 +237,8 @@ describe.each(databaseCases())('the partitioning migration on $name', ({ create 
     const toDerivatives = migrationsBefore('20261128000000_watermarks');
     expect(await migrate(db, toDerivatives)).toEqual(['20261127000000_derivatives_trade_flow']);
     rmSync(toDerivatives, { recursive: true, force: true });
-    // The watermarks come after, on the same data: new tables and functions only.
-    expect(await migrate(db)).toEqual(['20261128000000_watermarks', '20261128000001_watermarks_plpgsql', '20261128000002_partitions_per_table', '20261207000000_watermark_notify', '20261208000000_funding_intervals']);
+    // The watermarks come after, on the same data: new tables and functions only (and columns made nullable).
+    expect(await migrate(db)).toEqual(['20261128000000_watermarks', '20261128000001_watermarks_plpgsql', '20261128000002_partitions_per_table', '20261207000000_watermark_notify', '20261208000000_funding_intervals', '20261209000000_context_backfill']);
     expect(await snapshot()).toEqual(before);
     const derivatives = (await new Partitions(db).list()).filter((p) => p.table === 'derivatives').map((p) => p.name);
     expect(derivatives.sort()).toEqual(['derivatives_1d_2021', 'derivatives_1h_2023', 'derivatives_1h_2024', 'derivatives_1m_2024_01', 'derivatives_1m_2024_02']);

@@ -1,11 +1,10 @@
 /**
- * The Binance USD-M adapter against the venue's real recorded answers
- * (test/fixtures/venues/binance-perp-recorded.json; sources: EzequielBes/invest@8f58c5d7
- * testdata for klines and fundingRate, crypto-crawler-rs@3f1bf6da for openInterest and the
- * markPrice stream, bmoscon/cryptofeed@f60e8395 for exchangeInfo and the kline stream,
- * kythanhlewill-bit/MMW@9c4be0c2 for premiumIndex, openInterestHist from EzequielBes/invest,
- * indexPriceKlines from hexdocs' binance_futures; fundingInfo, bookTicker, markPriceKlines and
- * premiumIndexKlines are documentation examples, "documented"), replayed by a local server.
+ * The Binance USD-M adapter against the venue's real recorded answers, replayed by a local server
+ * (test/fixtures/venues/binance-perp-recorded.json names each source: EzequielBes/invest@8f58c5d7
+ * for klines, fundingRate and openInterestHist; crypto-crawler-rs@3f1bf6da for openInterest and
+ * the markPrice stream; bmoscon/cryptofeed@f60e8395 for exchangeInfo and the kline stream;
+ * kythanhlewill-bit/MMW@9c4be0c2 for premiumIndex; hexdocs' binance_futures for indexPriceKlines).
+ * fundingInfo, bookTicker, markPriceKlines and premiumIndexKlines are documentation examples.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
