@@ -11,6 +11,8 @@ import { bucketStart } from '../../domain/timeframe';
 /** The demo's perpetual exchanges (catalogue keys) and their candle model's salt. */
 export type DemoPerpetual = 'perp' | 'binance-perp';
 const SALT: Record<DemoPerpetual, 'basis' | 'usdm'> = { perp: 'basis', 'binance-perp': 'usdm' };
+/** Every demo perpetual, each with its context. */
+export const DEMO_PERPETUALS = Object.keys(SALT) as DemoPerpetual[];
 
 /** Context minutes of `sym` on `venue` opening in [fromMs, toMs]. */
 export function demoContextRows(sym: DemoSymbol, venue: DemoPerpetual, fromMs: number, toMs: number): DerivativesInput[] {

@@ -13,7 +13,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time';
 import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
 import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
-import { demoContextRows } from './demo-context';
+import { DEMO_PERPETUALS, demoContextRows } from './demo-context';
 import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, lazySymbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type WritableSeed } from './demo-seed-rows';
 
 export interface SeedSummary {
@@ -143,7 +143,7 @@ export class DemoSeedService {
   private async writeContexts(sym: DemoSymbol, w: DemoWindow): Promise<number> {
     const from = w.lastMinute - DEMO_CONTEXT_DAYS * DAY_MS + MINUTE_MS;
     let written = 0;
-    for (const venue of ['perp', 'binance-perp'] as const) {
+    for (const venue of DEMO_PERPETUALS) {
       const exchange = this.exchanges.byKey(venue)?.name;
       const id = exchange === undefined ? undefined : await this.store.series.idOf({ exchange, symbol: sym.symbol });
       if (id === undefined || (await this.store.derivatives.latestTime(id)) !== null) continue;
