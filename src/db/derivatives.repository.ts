@@ -10,6 +10,7 @@ import { bulkUpsert, timeSpanOf } from './bulk-upsert';
 import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
 import { finerByBucket } from './candle-derivations';
 import type { SqlSession } from './database';
+import type { DatabaseEngine } from './engine-layout';
 import { READ_ONLY, type PartitionGuard } from './partitions';
 import { groupBySeries, sqlDecimal, sqlEpochMs, sqlTime, type WithSeries } from './sql';
 
@@ -34,9 +35,8 @@ const VALUE_KEYS = ['openInterestOpen', 'openInterestHigh', 'openInterestLow', '
 /** Rolled up as the last value of the bucket. */
 const LAST = ['open_interest', 'mark_price', 'oracle_price', 'mid_price', 'predicted_funding_rate', 'venue_premium'];
 
-/** Rows of one series and timeframe in [$3, $4], at most $5 per series ($1 ids, $2 timeframe), as served. */
-const PAGES_SQL = `
-SELECT s.id AS series_id, ${sqlTime('d.time')} AS time,
+/** A row as served, from the table's row `d`. */
+const ROW = `${sqlTime('d.time')} AS time,
        ${sqlDecimal('d.open_interest', 6)} AS "openInterest",
        ${sqlDecimal('d.open_interest_open', 6)} AS "openInterestOpen",
        ${sqlDecimal('d.open_interest_high', 6)} AS "openInterestHigh",
@@ -46,11 +46,20 @@ SELECT s.id AS series_id, ${sqlTime('d.time')} AS time,
        ${sqlDecimal('d.oracle_price', 6)} AS "oraclePrice",
        ${sqlDecimal('d.mid_price', 6)} AS "midPrice",
        ${sqlDecimal('d.predicted_funding_rate', 8)} AS "predictedFundingRate",
-       ${sqlDecimal('d.venue_premium', 8)} AS "venuePremium"
+       ${sqlDecimal('d.venue_premium', 8)} AS "venuePremium"`;
+
+/** Rows of one series and timeframe in [$3, $4], at most $5 per series ($1 ids, $2 timeframe), as served. */
+const PAGES_SQL = `
+SELECT s.id AS series_id, ${ROW}
 FROM unnest($1::int[]) AS s(id)
 CROSS JOIN LATERAL (
   SELECT * FROM derivatives WHERE series_id = s.id AND timeframe = $2 AND time >= $3 AND time <= $4 ORDER BY time LIMIT $5
 ) d`;
+
+/** The same for one series ($1): one router statement on Citus, which cannot push down the LATERAL form. */
+const ONE_SQL = `
+SELECT d.series_id, ${ROW}
+FROM derivatives d WHERE d.series_id = $1 AND d.timeframe = $2 AND d.time >= $3 AND d.time <= $4 ORDER BY d.time LIMIT $5`;
 
 /** Result columns of PAGES_SQL: the series, the time, ten values. */
 const PAGE_COLUMNS = 12;
@@ -109,16 +118,24 @@ export class DerivativesRepository {
     private readonly db: SqlSession,
     /** The time partitions of what it writes (partitions.ts). */
     private readonly partitions: PartitionGuard = READ_ONLY,
+    /** DATABASE_ENGINE: Citus cannot push down the per-series LATERAL form of `pages`. */
+    private readonly engine: DatabaseEngine = 'postgres',
   ) {}
 
   /** One series' page: up to `limit` rows in [start, end], as served, with the watermark of `scope` read in the same statement when given. */
   async page(id: number, timeframe: CandleTimeframe, start: Date, end: Date, limit: number, scope: WatermarkScope | null): Promise<MarkedPage<Derivatives>> {
-    const { rows, mark } = await readMarked<Derivatives>(this.db, PAGES_SQL, PAGE_COLUMNS, [[id], timeframe, start, end, limit + 1], scope, { prepare: true });
+    const [sql, ids] = this.engine === 'citus' ? [ONE_SQL, id] : [PAGES_SQL, [id]];
+    const { rows, mark } = await readMarked<Derivatives>(this.db, sql, PAGE_COLUMNS, [ids, timeframe, start, end, limit + 1], scope, { prepare: true });
     return { page: pageOf(rows, limit, (r) => r.time), mark };
   }
 
   /** Up to `limit` rows per series in [start, end], ascending, as served. */
   async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number): Promise<Map<number, Derivatives[]>> {
+    if (this.engine === 'citus') {
+      // One statement per series, each naming one value of the distribution column: it runs whole on that series' worker.
+      const each = await Promise.all(ids.map((id) => this.db.query<WithSeries<Derivatives>>(ONE_SQL, [id, timeframe, start, end, limit], { prepare: true })));
+      return groupBySeries(each.flat());
+    }
     return groupBySeries(await this.db.query<WithSeries<Derivatives>>(PAGES_SQL, [ids, timeframe, start, end, limit], { prepare: true }));
   }
 

@@ -68,7 +68,7 @@ export class Store implements RoutedRepositories {
     this.candles = new CandlesRepository(db, this.partitions.on(db), engine);
     this.funding = new FundingRepository(db, engine);
     this.features = new FeaturesRepository(db, this.partitions.on(db), engine);
-    this.derivatives = new DerivativesRepository(db, this.partitions.on(db));
+    this.derivatives = new DerivativesRepository(db, this.partitions.on(db), engine);
     this.multiAsset = new MultiAssetRepository(db, engine);
     this.quality = new QualityRepository(db);
     this.keys = new KeysRepository(db.prisma);
@@ -84,7 +84,7 @@ export class Store implements RoutedRepositories {
       candles: new CandlesRepository(s, undefined, this.engine),
       funding: new FundingRepository(s, this.engine),
       features: new FeaturesRepository(s, undefined, this.engine),
-      derivatives: new DerivativesRepository(s),
+      derivatives: new DerivativesRepository(s, undefined, this.engine),
       multiAsset: new MultiAssetRepository(s, this.engine),
       quality: new QualityRepository(s),
       ingest: new IngestRepository(s),
@@ -124,7 +124,7 @@ export class Store implements RoutedRepositories {
       candles: new CandlesRepository(s, partitions, this.engine),
       funding: new FundingRepository(s, this.engine),
       features: new FeaturesRepository(s, partitions, this.engine),
-      derivatives: new DerivativesRepository(s, partitions),
+      derivatives: new DerivativesRepository(s, partitions, this.engine),
     };
   }
 

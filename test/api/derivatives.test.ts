@@ -2,11 +2,13 @@
  * GET /v1/derivatives and GraphQL `market.derivatives` / `derivativesClosed` side by side, over
  * context minutes stored through the live write path: the same strings from both transports,
  * decimals at 6 places (8 for the rates), rollups, paging, CSV, Arrow, ETag, the plan's rules,
- * the spot exchange refused; multi-asset's open_interest and mark_price; /v1/markets coverage.
+ * the spot exchange refused; multi-asset's open_interest and mark_price; /v1/markets coverage;
+ * on each database (and on an engine: docs/SCALING.md).
  */
 import { tableFromIPC } from '@uwdata/flechette';
 import type { DerivativesInput } from '../../src/domain/derivatives';
 import type { Json } from '../helpers/json';
+import { databaseCases, type FreshDatabase } from '../helpers/databases';
 import { manualClock, startTestServer, type TestServer } from '../helpers/server';
 import { connectWs, eventually } from '../helpers/ws-client';
 
@@ -31,14 +33,16 @@ function minute(i: number): DerivativesInput {
   };
 }
 
-describe('the perpetual context over REST and GraphQL', () => {
+describe.each(databaseCases())('the perpetual context over REST and GraphQL on $name', ({ create }) => {
   const clock = manualClock(T + 30 * MIN);
   let srv: TestServer;
+  let db: FreshDatabase | null;
   let pro: string;
   let free: string;
 
   beforeAll(async () => {
-    srv = await startTestServer({ clock: clock.now, env: { UPGRADE_URL: 'https://example.com/up' } });
+    db = await create();
+    srv = await startTestServer({ clock: clock.now, database: db?.url, env: { UPGRADE_URL: 'https://example.com/up' } });
     [pro, free] = await Promise.all([srv.key('pro'), srv.key('free')]);
     const s = srv.services.store;
     // Both perpetuals' minutes in one write, as the recorder writes the minutes that end together.
@@ -49,6 +53,7 @@ describe('the perpetual context over REST and GraphQL', () => {
   });
   afterAll(async () => {
     await srv?.stop();
+    await db?.drop();
   });
 
   const q = (p: Record<string, string | number>) => new URLSearchParams(Object.entries(p).map(([k, v]): [string, string] => [k, String(v)])).toString();
