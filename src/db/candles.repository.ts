@@ -70,7 +70,9 @@ export class CandlesRepository {
 
   /** Up to `limit` rows per series (a GraphQL batch), as `page` gives them, without watermarks. */
   async pages(ids: readonly number[], timeframe: CandleTimeframe, start: Date, end: Date, limit: number, flow: boolean): Promise<Map<number, TextRow[]>> {
-    if (ids.length === 1) return new Map([[ids[0], await this.db.query<TextRow>(flow ? FLOW_PAGE_SQL : PAGE_SQL, [ids[0], timeframe, start, end, limit], TEXT_ROWS)]]);
+    const one = (id: number) => this.db.query<TextRow>(flow ? FLOW_PAGE_SQL : PAGE_SQL, [id, timeframe, start, end, limit], TEXT_ROWS);
+    // Citus cannot push down the per-series LATERAL form: one statement per series, each on its worker.
+    if (ids.length === 1 || this.engine === 'citus') return new Map(await Promise.all(ids.map(async (id): Promise<[number, TextRow[]]> => [id, await one(id)])));
     const rows = await this.db.query<TextRow>(flow ? FLOW_PAGES_SQL : PAGES_SQL, [ids, timeframe, start, end, limit], TEXT_ROWS);
     // The series id follows the row's columns.
     const idAt = pageColumns(flow);

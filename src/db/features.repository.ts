@@ -4,7 +4,7 @@
  * features, which are window functions over hourly funding and 1h closes, computed in SQL.
  */
 import { pageOf, type FeatureRow } from '../domain/market';
-import type { FeatureTimeframe } from '../domain/timeframe';
+import { FEATURE_TIMEFRAMES, type FeatureTimeframe } from '../domain/timeframe';
 import { bulkUpsert, type CopyChunks } from './bulk-upsert';
 import { FEATURE_COLUMNS, FEATURE_TYPES, technicalCopyChunks } from './feature-rows';
 import { moveWatermarks, readMarked, type MarkedPage, type WatermarkScope } from './watermarks.repository';
@@ -30,7 +30,7 @@ const FRESHNESS_SQL = `
   SELECT t.timeframe,
          extract(epoch FROM max(l.time))::float8 AS latest,
          extract(epoch FROM min(l.time))::float8 AS stalest
-  FROM (VALUES ('1m'), ('5m'), ('15m'), ('1h'), ('4h'), ('1d'), ('funding')) AS t(timeframe)
+  FROM (VALUES ${FEATURE_TIMEFRAMES.map((t) => `('${t}')`).join(', ')}) AS t(timeframe)
   CROSS JOIN series s
   CROSS JOIN LATERAL (
     SELECT f.time FROM features f
@@ -238,6 +238,13 @@ export class FeaturesRepository {
    * least recent of the series' newest rows (a stalled series shows there).
    */
   async freshness(opts: QueryOptions): Promise<Array<{ timeframe: string; latest: number | null; stalest: number | null }>> {
-    return this.db.query(FRESHNESS_SQL, [], opts);
+    if (this.engine !== 'citus') return this.db.query(FRESHNESS_SQL, [], opts);
+    // Citus cannot push down the LATERAL over every series: each series' newest rows by its own key, combined here.
+    const series = await this.db.query<{ id: number }>('SELECT id FROM series', [], opts);
+    const newest = await Promise.all(series.map((r) => this.latestTimes(r.id, FEATURE_TIMEFRAMES)));
+    return FEATURE_TIMEFRAMES.flatMap((timeframe) => {
+      const seconds = newest.flatMap((m) => (m.has(timeframe) ? [m.get(timeframe)! / 1000] : []));
+      return seconds.length ? [{ timeframe, latest: Math.max(...seconds), stalest: Math.min(...seconds) }] : [];
+    });
   }
 }

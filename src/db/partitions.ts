@@ -227,6 +227,8 @@ export class Partitions {
       const dropped: string[] = [];
       for (const table of tablesOf(timeframe)) {
         await s.query(`DELETE FROM "${table}" WHERE timeframe = $1 AND "time" < $2`, [timeframe, cutoff]);
+        // Pages that held those rows must not revalidate as unchanged.
+        await new WatermarksRepository(s).moveBefore(timeframe, cutoffMs);
         if (!timescale) continue;
         const chunks = await s.query<{ name: string; from: Date; to: Date }>(
           `SELECT chunk_name AS name, range_start AS "from", range_end AS "to" FROM timescaledb_information.chunks

@@ -127,6 +127,16 @@ export class WatermarksRepository {
     await this.db.query(`SELECT mds_move_watermarks(coalesce(array_agg(id ORDER BY id), '{}'), $1, $2, $2) FROM series`, [timeframe, new Date(periodStartMs)]);
   }
 
+  /**
+   * Move the watermark of every series at `timeframe` in every period before `cutoffMs` that
+   * has one (retention deleted those rows on an engine's layout).
+   */
+  async moveBefore(timeframe: FeatureTimeframe, cutoffMs: number): Promise<void> {
+    const [r] = await this.db.query<{ first: Date | null }>('SELECT min(period_start) AS first FROM watermarks WHERE timeframe = $1 AND period_start < $2', [timeframe, new Date(cutoffMs)]);
+    if (r.first === null) return;
+    await this.db.query(`SELECT mds_move_watermarks(coalesce(array_agg(id ORDER BY id), '{}'), $1, $2, $3) FROM series`, [timeframe, r.first, new Date(cutoffMs - 1)]);
+  }
+
   /** Move the epoch: every page's watermark changes (`mds watermarks bump`, after writes made outside the service). */
   async bumpEpoch(): Promise<string> {
     const [r] = await this.db.query<{ version: string }>(

@@ -208,7 +208,9 @@ describe.each(cases)('revalidation on $name', ({ create, cache, env, shared }) =
   it('when retention drops the page\'s partition, then the tag changes (the page is empty)', async () => {
     const path = eth('15m', 0, 600);
     const tag = await warm(path);
-    expect(await srv.services.store.partitions.dropBefore('15m', Date.UTC(2025, 0, 1))).toContain('candles_15m_2024');
+    const dropped = await srv.services.store.partitions.dropBefore('15m', Date.UTC(2025, 0, 1));
+    // On an engine's layout (docs/SCALING.md) retention deletes the rows instead.
+    if (srv.services.config.databaseEngine === 'postgres') expect(dropped).toContain('candles_15m_2024');
     const after = await get(path, { 'If-None-Match': tag });
     expect(after.status).toBe(200);
     expect(after.headers.get('etag')).not.toBe(tag);
