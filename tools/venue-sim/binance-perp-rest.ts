@@ -76,25 +76,11 @@ function contextRoute(answer: (symbol: string, coin: string, now: number, ctx: S
   };
 }
 
-/** The premium index's minute klines: sampled each 5 s of the minute (so far, while open). */
-function premiumIndexKlines(ctx: SimContext, q: URLSearchParams): Answer {
-  const k = klineQuery(ctx, 'binance-perp', q, 1_500);
-  if (isAnswer(k)) return k;
-  const coin = coinOf('binance-perp', k.symbol);
-  const now = ctx.market.now();
-  const opens = ctx.market.openTimes('binance-perp', k.symbol, k.interval!, rangeOf(k.startTime, k.endTime, k.limit, now)).filter(() => k.interval!.name === '1m');
-  return jsonAnswer(
-    200,
-    opens.map((open) => {
-      const samples: number[] = [];
-      for (let t = open; t < open + MINUTE && t <= now; t += 5_000) samples.push(modelContext(coin, t).premium);
-      return usdmPremiumKline(open, samples.length > 0 ? samples : [modelContext(coin, open).premium]);
-    }),
-  );
-}
-
-/** Mark or index price minute klines: sampled each 5 s (so far, while open), "0" volumes and the sample count. */
-function priceKlines(of: 'markPrice' | 'oraclePrice', symbolParam: 'symbol' | 'pair') {
+/**
+ * Minute klines of a modelled value (premium, mark or index): sampled each 5 s of the minute (so
+ * far, while open), written by `row` ("0" volumes and the sample count); the index is asked by `pair`.
+ */
+function sampledKlines(of: 'premium' | 'markPrice' | 'oraclePrice', row: (open: number, samples: readonly number[]) => unknown[], symbolParam: 'symbol' | 'pair' = 'symbol') {
   return (ctx: SimContext, q: URLSearchParams): Answer => {
     const asked = new URLSearchParams(q);
     if (symbolParam === 'pair') {
@@ -111,7 +97,7 @@ function priceKlines(of: 'markPrice' | 'oraclePrice', symbolParam: 'symbol' | 'p
       opens.map((open) => {
         const samples: number[] = [];
         for (let t = open; t < open + MINUTE && t <= now; t += 5_000) samples.push(modelContext(coin, t)[of]);
-        return usdmPriceKline(open, samples.length > 0 ? samples : [modelContext(coin, open)[of]]);
+        return row(open, samples.length > 0 ? samples : [modelContext(coin, open)[of]]);
       }),
     );
   };
@@ -147,9 +133,9 @@ const ROUTES: Routes = {
   },
   '/fapi/v1/openInterest': { weight: 1, answer: contextRoute((symbol, coin, now) => usdmOpenInterest(symbol, modelContext(coin, now), now)) },
   '/fapi/v1/ticker/bookTicker': { weight: 2, answer: contextRoute((symbol, coin, now) => usdmBookTicker(symbol, modelContext(coin, now), now)) },
-  '/fapi/v1/premiumIndexKlines': { weight: 1, answer: premiumIndexKlines },
-  '/fapi/v1/markPriceKlines': { weight: 10, answer: priceKlines('markPrice', 'symbol') },
-  '/fapi/v1/indexPriceKlines': { weight: 10, answer: priceKlines('oraclePrice', 'pair') },
+  '/fapi/v1/premiumIndexKlines': { weight: 1, answer: sampledKlines('premium', usdmPremiumKline) },
+  '/fapi/v1/markPriceKlines': { weight: 10, answer: sampledKlines('markPrice', usdmPriceKline) },
+  '/fapi/v1/indexPriceKlines': { weight: 10, answer: sampledKlines('oraclePrice', usdmPriceKline, 'pair') },
   '/futures/data/openInterestHist': { weight: 1, answer: openInterestHist },
   '/fapi/v1/ping': { weight: 1, answer: () => jsonAnswer(200, {}) },
   '/fapi/v1/time': { weight: 1, answer: (ctx) => jsonAnswer(200, { serverTime: ctx.market.now() }) },
