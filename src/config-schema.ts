@@ -68,6 +68,7 @@ export const envSchema = z
     EXCHANGE_PERP: exchangeName.default('perp'),
     EXCHANGE_SPOT: exchangeName.default('spot'),
     EXCHANGE_BINANCE_PERP: exchangeName.default('binance-perp'),
+    EXCHANGE_BYBIT_PERP: exchangeName.default('bybit-perp'),
     // The served exchanges (API names), in /v1/markets order; unset: every one.
     EXCHANGES: optionalString,
     // Unset: true, unless INGEST_SYMBOLS is set (then the venues' data, not the demo's).
@@ -88,9 +89,12 @@ export const envSchema = z
     BINANCE_WS_URL: venueUrl('wss://stream.binance.com:9443', /^(wss?):/),
     BINANCE_FUTURES_API_URL: venueUrl('https://fapi.binance.com', /^(https?):/),
     BINANCE_FUTURES_WS_URL: venueUrl('wss://fstream.binance.com', /^(wss?):/),
+    BYBIT_API_URL: venueUrl('https://api.bybit.com', /^(https?):/),
+    BYBIT_WS_URL: venueUrl('wss://stream.bybit.com/v5/public/linear', /^(wss?):/),
     HYPERLIQUID_WEIGHT_PER_MINUTE: weightPerMinute(600),
     BINANCE_WEIGHT_PER_MINUTE: weightPerMinute(3000),
     BINANCE_FUTURES_WEIGHT_PER_MINUTE: weightPerMinute(2400),
+    BYBIT_WEIGHT_PER_MINUTE: weightPerMinute(6000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     // Retention per candle timeframe (docs/OPERATIONS.md, Partitions and retention): unset keeps everything.
     RETENTION_1M: optionalRetention,

@@ -92,6 +92,7 @@ export interface IngestConfig {
   hyperliquid: { apiUrl: string; wsUrl: string; weightPerMinute: number };
   binance: { apiUrl: string; wsUrl: string; weightPerMinute: number };
   binanceFutures: { apiUrl: string; wsUrl: string; weightPerMinute: number };
+  bybit: { apiUrl: string; wsUrl: string; weightPerMinute: number };
 }
 
 export class ConfigError extends Error {
@@ -148,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hyperliquid: { apiUrl: vars.HYPERLIQUID_API_URL, wsUrl: vars.HYPERLIQUID_WS_URL, weightPerMinute: vars.HYPERLIQUID_WEIGHT_PER_MINUTE },
       binance: { apiUrl: vars.BINANCE_API_URL, wsUrl: vars.BINANCE_WS_URL, weightPerMinute: vars.BINANCE_WEIGHT_PER_MINUTE },
       binanceFutures: { apiUrl: vars.BINANCE_FUTURES_API_URL, wsUrl: vars.BINANCE_FUTURES_WS_URL, weightPerMinute: vars.BINANCE_FUTURES_WEIGHT_PER_MINUTE },
+      bybit: { apiUrl: vars.BYBIT_API_URL, wsUrl: vars.BYBIT_WS_URL, weightPerMinute: vars.BYBIT_WEIGHT_PER_MINUTE },
     },
     logLevel: vars.LOG_LEVEL,
     responseCacheBytes: vars.DATABASE_REPLICA_URLS !== undefined ? 0 : vars.RESPONSE_CACHE_MB * 1024 * 1024,

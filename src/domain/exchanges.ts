@@ -46,6 +46,8 @@ export const EXCHANGE_CATALOGUE: readonly ExchangeDefinition[] = [
   { key: 'spot', variable: 'EXCHANGE_SPOT', venue: 'binance', kind: 'spot', funding: null },
   // Binance USD-M perpetuals: 8-hourly unless fundingInfo says otherwise (4 or 1 on some symbols).
   { key: 'binance-perp', variable: 'EXCHANGE_BINANCE_PERP', venue: 'binance-perp', kind: 'perp', funding: { maxHours: 8, defaultHours: 8 }, contextBackfill: true },
+  // Bybit linear perpetuals: instruments-info gives each symbol's interval (8, 4 or 1 hours).
+  { key: 'bybit-perp', variable: 'EXCHANGE_BYBIT_PERP', venue: 'bybit', kind: 'perp', funding: { maxHours: 8, defaultHours: 8 }, contextBackfill: true },
 ];
 
 /** A served exchange: its definition under its configured API name. */

@@ -5,6 +5,7 @@
  * `markPriceUpdate` (`p` mark, `i` index, `r` rate).
  */
 import { z } from 'zod';
+import { midOf, type Known } from './perp-context';
 import type { VenueHttp } from './venue-http';
 import { decimalText, epochMs, type RowSink } from './venue-rows';
 
@@ -14,34 +15,6 @@ const bookTicker = z.object({ symbol: z.string(), bidPrice: decimalText, askPric
 /** [open time, open, high, low, close, ...]: the premium index per minute. */
 const premiumKline = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText]).rest(z.unknown());
 const markPriceEvent = z.object({ e: z.literal('markPriceUpdate'), E: epochMs, s: z.string(), p: decimalText, i: decimalText, r: decimalText });
-
-/** What is known of a symbol's context: the stream's prices and the minute poll's values. */
-export interface Known {
-  markPrice?: string;
-  oraclePrice?: string;
-  fundingRate?: string;
-  openInterest?: string;
-  midPrice?: string | null;
-  premium?: string | null;
-}
-
-/** The mid of a book's best bid and ask, exact (a decimal half of their sum). */
-export function midOf(bid: string, ask: string): string | null {
-  const places = Math.max(bid.split('.')[1]?.length ?? 0, ask.split('.')[1]?.length ?? 0) + 1;
-  const scale = 10n ** BigInt(places);
-  const toUnits = (v: string) => {
-    const [i, f = ''] = v.split('.');
-    return BigInt(i + f.padEnd(places, '0'));
-  };
-  const b = toUnits(bid);
-  const a = toUnits(ask);
-  if (b <= 0n || a <= 0n) return null;
-  // (a + b) / 2 with one more place: exact, as (a + b) * 5 / 10.
-  const half = ((a + b) * 5n) / 10n;
-  const whole = half / scale;
-  const frac = (half % scale).toString().padStart(places, '0').replace(/0+$/, '');
-  return frac ? `${whole}.${frac}` : `${whole}`;
-}
 
 /** The symbol's premiumIndex now, or null (rejected). */
 export async function premiumIndexOf(http: VenueHttp, sink: RowSink, symbol: string) {

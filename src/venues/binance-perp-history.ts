@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { DerivativesInput } from '../domain/derivatives';
+import { pastMinutesOf } from './perp-context';
 import type { VenueHttp } from './venue-http';
 import { decimalText, epochMs, type RowSink } from './venue-rows';
 import type { OpenInterestPoint } from './venue';
@@ -62,14 +63,7 @@ export async function pastMinutes(a: Ask, startMs: number, endMs: number): Promi
     closes(a, '/fapi/v1/indexPriceKlines', { pair: a.symbol }, startMs, endMs),
     closes(a, '/fapi/v1/premiumIndexKlines', { symbol: a.symbol }, startMs, endMs),
   ]);
-  const out: DerivativesInput[] = [];
-  for (const [time, markPrice] of [...mark].sort((x, y) => x[0] - y[0])) {
-    const oraclePrice = index.get(time);
-    if (oraclePrice === undefined) continue;
-    const row = a.sink.pastMinute(time, { markPrice, oraclePrice, premium: premium.get(time) ?? null }, a.scale);
-    if (row) out.push(row);
-  }
-  return out;
+  return pastMinutesOf(a.sink, a.scale, { mark, index, premium });
 }
 
 /**

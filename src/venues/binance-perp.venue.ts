@@ -8,11 +8,11 @@
  */
 import { z } from 'zod';
 import type { FundingRateInput } from '../domain/csv-rows';
-import type { PerpContext } from '../domain/derivatives';
 import { baseQuote, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { klinesPage, onKlineEvent } from './binance-klines';
-import { markPriceOf, minuteValues, premiumIndexOf, type Known } from './binance-perp-context';
+import { markPriceOf, minuteValues, premiumIndexOf } from './binance-perp-context';
+import { knownContext, pollClosedMinutes, type Known } from './perp-context';
 import { openInterestHistory, pastMinutes } from './binance-perp-history';
 import { VenueHttp } from './venue-http';
 import { decimalText, epochMs, RowSink } from './venue-rows';
@@ -35,9 +35,6 @@ const FUNDING_INFO_TTL_MS = 600_000;
 const EXCHANGE_INFO_TTL_MS = 3_600_000;
 const DEFAULT_INTERVAL_HOURS = 8;
 const MINUTE = 60_000;
-/** The closed minute's values are asked this long after it ends (the venue closes its klines first). */
-const MINUTE_POLL_DELAY_MS = 500;
-const MINUTE_POLL_CHECK_MS = 250;
 
 const fundingRow = z.object({ symbol: z.string(), fundingTime: epochMs, fundingRate: decimalText });
 const fundingInfoRow = z.object({ symbol: z.string(), fundingIntervalHours: z.number().int().min(1).max(24) });
@@ -193,38 +190,16 @@ export class BinancePerpVenue implements VenueAdapter {
     const sink = new RowSink(this.id, this.o.observer);
     const known = new Map<string, Known>(symbols.map((s) => [s, {}]));
     const emit = (symbol: string, atMs?: number) => {
-      const k = known.get(symbol)!;
-      if (k.markPrice === undefined || k.oraclePrice === undefined || k.fundingRate === undefined || k.openInterest === undefined) return;
-      const c: PerpContext = { markPrice: k.markPrice, oraclePrice: k.oraclePrice, fundingRate: k.fundingRate, openInterest: k.openInterest, midPrice: k.midPrice ?? null, premium: k.premium ?? null };
-      const context = sink.context(c, this.scales.get(symbol));
+      const c = knownContext(known.get(symbol)!);
+      const context = c && sink.context(c, this.scales.get(symbol));
       if (context) h.onContext!({ instrument: symbol, context, ...(atMs === undefined ? {} : { atMs }) });
     };
-    let closed = false;
-    let polling = false;
-    /** The last minute whose values were asked (not the one before following began). */
-    let polled = Math.floor(this.o.now() / MINUTE) * MINUTE - MINUTE;
-    const poll = async (minuteOpen: number) => {
-      for (const symbol of symbols) {
-        if (closed) return;
-        try {
+    // Each closed minute's open interest, mid and premium kline, folded into it at its close.
+    const stopPoll = h.onContext
+      ? pollClosedMinutes(symbols, this.o.now, async (symbol, minuteOpen) => {
           Object.assign(known.get(symbol)!, await minuteValues(this.http, new RowSink(this.id, this.o.observer), symbol, minuteOpen));
-          emit(symbol, minuteOpen + MINUTE - 1); // the values at the minute's close
-        } catch {
-          // the next minute asks again; the stream's prices go on meanwhile
-        }
-      }
-    };
-    // Just after each minute ends (by the clock, checked often: no timer drifts from it), its
-    // open interest, mid and closed premium kline, folded into it.
-    const pollTimer = h.onContext
-      ? setInterval(() => {
-          const now = this.o.now();
-          const minute = Math.floor(now / MINUTE) * MINUTE - MINUTE;
-          if (polling || closed || minute <= polled || now - (minute + MINUTE) < MINUTE_POLL_DELAY_MS) return;
-          polled = minute;
-          polling = true;
-          void poll(minute).finally(() => (polling = false));
-        }, MINUTE_POLL_CHECK_MS)
+          emit(symbol, minuteOpen + MINUTE - 1);
+        })
       : null;
     const streams = symbols.flatMap((s) => [`${s.toLowerCase()}@kline_1m`, ...(h.onContext ? [`${s.toLowerCase()}@markPrice@1s`] : [])]).join('/');
     const socket = new VenueSocket({
@@ -251,8 +226,7 @@ export class BinancePerpVenue implements VenueAdapter {
         return socket.connected;
       },
       close: () => {
-        closed = true;
-        if (pollTimer) clearInterval(pollTimer);
+        stopPoll?.();
         socket.close();
       },
     };

@@ -6,6 +6,7 @@
 import type { IngestConfig } from '../config';
 import { BinancePerpVenue } from './binance-perp.venue';
 import { BinanceVenue } from './binance.venue';
+import { BybitVenue } from './bybit.venue';
 import { HyperliquidVenue } from './hyperliquid.venue';
 import type { VenueAdapter, VenueObserver } from './venue';
 
@@ -15,6 +16,7 @@ export function createVenueAdapters(config: IngestConfig, venues: readonly strin
     hyperliquid: () => new HyperliquidVenue({ ...config.hyperliquid, ...common }),
     binance: () => new BinanceVenue({ ...config.binance, ...common }),
     'binance-perp': () => new BinancePerpVenue({ ...config.binanceFutures, ...common }),
+    bybit: () => new BybitVenue({ ...config.bybit, ...common }),
   };
   return new Map([...new Set(venues)].map((v) => [v, adapters[v]()]));
 }

@@ -1,8 +1,9 @@
 /**
  * REST calls to one venue: the weight budget taken before each request, bounded retries with
  * jittered exponential backoff on network errors and 5xx, Retry-After obeyed on 429 (the whole
- * venue waits), and a 418 ban or any other 4xx turned into a VenueRefusedError at once. Never
- * a tight loop: every retry waits.
+ * venue waits), and a ban (418; Bybit's 403) or any other 4xx turned into a VenueRefusedError at
+ * once; errors a venue sends inside a 200 are told apart by its `answerProblem`. Never a tight
+ * loop: every retry waits.
  */
 import { NO_OBSERVER, VenueRefusedError, type VenueObserver } from './venue';
 import { WeightBudget } from './weight-budget';
@@ -19,7 +20,20 @@ export interface VenueHttpOptions {
   /** Longest wait for one response (default 15 s). */
   timeoutMs?: number;
   now?: () => number;
+  /**
+   * The status by which the venue bans an IP and the ban's length when it does not say
+   * (default: Binance's 418, 60 s).
+   */
+  ban?: { status: number; ms: number };
+  /** A venue that reports errors inside a 200 answer (Bybit's `retCode`): the problem, or null for data. */
+  answerProblem?: (json: unknown, headers: Headers) => AnswerProblem | null;
 }
+
+/**
+ * An error a venue sends as a 200 answer: rate limited (wait `waitMs`, or back off), worth
+ * retrying (the venue's own timeout), or refused (a parameter it will not take).
+ */
+export type AnswerProblem = { kind: 'rate-limited'; reason: string; waitMs: number | null } | { kind: 'retry'; reason: string } | { kind: 'refused'; reason: string };
 
 export interface VenueRequest {
   method: 'GET' | 'POST';
@@ -51,11 +65,12 @@ function retryAfterMs(res: Response): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
-/** The venue's own reason, short: Binance {"code","msg"}, else the first line of the body. */
+/** The venue's own reason, short: Binance {"code","msg"}, Bybit {"retCode","retMsg"}, else the first line of the body. */
 function reasonOf(status: number, body: string): string {
   try {
-    const j = JSON.parse(body) as { msg?: unknown; code?: unknown; error?: unknown };
+    const j = JSON.parse(body) as { msg?: unknown; code?: unknown; error?: unknown; retCode?: unknown; retMsg?: unknown };
     if (typeof j?.msg === 'string') return `HTTP ${status} ${j.code ?? ''} ${j.msg}`.replace(/\s+/g, ' ').trim();
+    if (typeof j?.retMsg === 'string') return `HTTP ${status} ${j.retCode ?? ''} ${j.retMsg}`.replace(/\s+/g, ' ').trim();
     if (typeof j?.error === 'string') return `HTTP ${status} ${j.error}`;
   } catch {
     // not JSON
@@ -119,29 +134,40 @@ export class VenueHttp {
       this.observer.request(this.o.venue, String(res.status));
       const used = this.o.usedWeightHeader ? Number(res.headers.get(this.o.usedWeightHeader)) : NaN;
       if (Number.isFinite(used)) this.budget.observeUsed(used);
+      let problem: AnswerProblem | null = null;
+      let wait: number | null = null;
       if (res.ok) {
         const json: unknown = await res.json();
-        const extra = req.extraWeight?.(json) ?? 0;
-        this.budget.add(extra);
-        this.spend(extra);
-        return json;
+        problem = this.o.answerProblem?.(json, res.headers) ?? null;
+        if (problem === null) {
+          const extra = req.extraWeight?.(json) ?? 0;
+          this.budget.add(extra);
+          this.spend(extra);
+          return json;
+        }
+        if (problem.kind === 'refused') throw new VenueRefusedError(this.o.venue, problem.reason);
+        if (problem.kind === 'rate-limited') wait = problem.waitMs;
+      } else {
+        const body = await res.text().catch(() => '');
+        wait = retryAfterMs(res);
+        const ban = this.o.ban ?? { status: 418, ms: 60_000 };
+        if (res.status === ban.status) {
+          const until = this.now() + (wait ?? ban.ms);
+          this.budget.closeUntil(until);
+          throw new VenueRefusedError(this.o.venue, `IP banned (HTTP ${res.status}) for ${Math.ceil((until - this.now()) / 1000)} s`, until);
+        }
+        if (res.status === 429) problem = { kind: 'rate-limited', reason: 'HTTP 429', waitMs: wait };
+        else if (res.status >= 400 && res.status < 500) throw new VenueRefusedError(this.o.venue, reasonOf(res.status, body));
+        else problem = { kind: 'retry', reason: reasonOf(res.status, body) };
       }
-      const body = await res.text().catch(() => '');
-      const wait = retryAfterMs(res);
-      if (res.status === 418) {
-        const until = this.now() + (wait ?? 60_000);
-        this.budget.closeUntil(until);
-        throw new VenueRefusedError(this.o.venue, `IP banned (HTTP 418) for ${Math.ceil((until - this.now()) / 1000)} s`, until);
-      }
-      if (res.status === 429) {
+      if (problem.kind === 'rate-limited') {
         rateLimited++;
         this.budget.closeUntil(this.now() + (wait ?? BACKOFF_BASE_MS * 2 ** rateLimited));
-        if (rateLimited >= this.attempts) throw new VenueRefusedError(this.o.venue, `rate limited (HTTP 429) ${rateLimited} times in a row`);
-        attempt--; // a 429 waits its Retry-After; it does not spend an error attempt
+        if (rateLimited >= this.attempts) throw new VenueRefusedError(this.o.venue, `rate limited (${problem.reason}) ${rateLimited} times in a row`);
+        attempt--; // a rate limit waits its time; it does not spend an error attempt
         continue;
       }
-      if (res.status >= 400 && res.status < 500) throw new VenueRefusedError(this.o.venue, reasonOf(res.status, body));
-      if (attempt + 1 >= this.attempts) throw new Error(`${this.o.venue} unavailable: ${reasonOf(res.status, body)}`);
+      if (attempt + 1 >= this.attempts) throw new Error(`${this.o.venue} unavailable: ${problem.reason}`);
       await this.sleep(Math.max(wait ?? 0, backoffMs(attempt)));
     }
   }

@@ -16,6 +16,8 @@ export interface VenueSocketOptions {
   subscribe(ws: WebSocket): void;
   /** A keep-alive the venue answers (an application ping, or a ws ping frame). */
   ping(ws: WebSocket): void;
+  /** How often to ping when the venue asks for a cadence (Bybit: 20 s); never rarer than a third of the timeout. */
+  pingEveryMs?: number;
   onMessage(msg: unknown): void;
   /** The follower told of connects and drops. */
   handlers: Pick<CandleStreamHandlers, 'onConnected' | 'onDisconnected'>;
@@ -73,7 +75,7 @@ export class VenueSocket implements CandleStream {
       this.o.subscribe(ws);
       this.isConnected = true;
       this.alive(ws, end);
-      this.pinger = setInterval(() => this.o.ping(ws), Math.max(50, this.o.timeoutMs / 3));
+      this.pinger = setInterval(() => this.o.ping(ws), Math.max(50, Math.min(this.o.pingEveryMs ?? Infinity, this.o.timeoutMs / 3)));
       this.o.handlers.onConnected();
     });
     ws.on('message', (data) => {

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import recorded from '../fixtures/venues/binance-perp-recorded.json';
-import { midOf } from '../../src/venues/binance-perp-context';
+import { midOf } from '../../src/venues/perp-context';
 import { BinancePerpVenue } from '../../src/venues/binance-perp.venue';
 import type { ClosedCandle, ContextUpdate } from '../../src/venues/venue';
 

@@ -7,7 +7,7 @@
  * Binance spot (binance-rest.ts).
  */
 import { BinanceRest, isAnswer, klineQuery, klines, rangeOf, type Routes } from './binance-rest';
-import { modelContext } from './context-model';
+import { modelContext, samplesOf, type SampledValue } from './context-model';
 import { coinOf } from './venues';
 import { jsonAnswer, type Answer, type SimContext } from './rest';
 import { usdmBookTicker, usdmFunding, usdmOpenInterest, usdmOpenInterestHist, usdmPremiumIndex, usdmPremiumKline, usdmPriceKline } from './wire-format';
@@ -15,19 +15,13 @@ import { usdmBookTicker, usdmFunding, usdmOpenInterest, usdmOpenInterestHist, us
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-/** When `coin`'s next settlement is due after `t`. */
-export function nextFundingTime(ctx: SimContext, coin: string, t: number): number {
-  const { hours } = ctx.market.usdmInterval(coin, t);
-  return (Math.floor(t / (hours * HOUR)) + 1) * hours * HOUR;
-}
-
 function fundingRate(ctx: SimContext, q: URLSearchParams): Answer {
   const k = klineQuery(ctx, 'binance-perp', q, 1_000, { interval: false });
   if (isAnswer(k)) return k;
   const coin = coinOf('binance-perp', k.symbol);
   const now = ctx.market.now();
   const from = k.startTime ?? (k.endTime ?? now) - 100 * 8 * HOUR;
-  const rows = ctx.market.usdmFundings(coin, from, k.endTime ?? now, k.startTime === null ? 1_000 : k.limit);
+  const rows = ctx.market.perpFundings('binance-perp', coin, from, k.endTime ?? now, k.startTime === null ? 1_000 : k.limit);
   const page = k.startTime === null ? rows.slice(-k.limit) : rows;
   return jsonAnswer(200, page.map((f) => usdmFunding(k.symbol, f, modelContext(coin, f.time).markPrice)));
 }
@@ -36,12 +30,12 @@ function fundingInfo(ctx: SimContext): Answer {
   const now = ctx.market.now();
   const rows = ctx.market
     .instruments('binance-perp')
-    .filter((s) => ctx.market.usdmInterval(coinOf('binance-perp', s), now).changed)
+    .filter((s) => ctx.market.perpInterval('binance-perp', coinOf('binance-perp', s), now).changed)
     .map((symbol) => ({
       symbol,
       adjustedFundingRateCap: '0.02000000',
       adjustedFundingRateFloor: '-0.02000000',
-      fundingIntervalHours: ctx.market.usdmInterval(coinOf('binance-perp', symbol), now).hours,
+      fundingIntervalHours: ctx.market.perpInterval('binance-perp', coinOf('binance-perp', symbol), now).hours,
       disclaimer: false,
       updateTime: now - (now % HOUR),
     }));
@@ -80,7 +74,7 @@ function contextRoute(answer: (symbol: string, coin: string, now: number, ctx: S
  * Minute klines of a modelled value (premium, mark or index): sampled each 5 s of the minute (so
  * far, while open), written by `row` ("0" volumes and the sample count); the index is asked by `pair`.
  */
-function sampledKlines(of: 'premium' | 'markPrice' | 'oraclePrice', row: (open: number, samples: readonly number[]) => unknown[], symbolParam: 'symbol' | 'pair' = 'symbol') {
+function sampledKlines(of: SampledValue, row: (open: number, samples: readonly number[]) => unknown[], symbolParam: 'symbol' | 'pair' = 'symbol') {
   return (ctx: SimContext, q: URLSearchParams): Answer => {
     const asked = new URLSearchParams(q);
     if (symbolParam === 'pair') {
@@ -94,11 +88,7 @@ function sampledKlines(of: 'premium' | 'markPrice' | 'oraclePrice', row: (open: 
     const opens = ctx.market.openTimes('binance-perp', k.symbol, k.interval!, rangeOf(k.startTime, k.endTime, k.limit, now)).filter(() => k.interval!.name === '1m');
     return jsonAnswer(
       200,
-      opens.map((open) => {
-        const samples: number[] = [];
-        for (let t = open; t < open + MINUTE && t <= now; t += 5_000) samples.push(modelContext(coin, t)[of]);
-        return row(open, samples.length > 0 ? samples : [modelContext(coin, open)[of]]);
-      }),
+      opens.map((open) => row(open, samplesOf(coin, of, open, open + MINUTE, now))),
     );
   };
 }
@@ -129,7 +119,7 @@ const ROUTES: Routes = {
   '/fapi/v1/fundingInfo': { weight: 1, answer: fundingInfo },
   '/fapi/v1/premiumIndex': {
     weight: 1,
-    answer: contextRoute((symbol, coin, now, ctx) => usdmPremiumIndex(symbol, modelContext(coin, now), now, nextFundingTime(ctx, coin, now))),
+    answer: contextRoute((symbol, coin, now, ctx) => usdmPremiumIndex(symbol, modelContext(coin, now), now, ctx.market.nextSettlement('binance-perp', coin, now))),
   },
   '/fapi/v1/openInterest': { weight: 1, answer: contextRoute((symbol, coin, now) => usdmOpenInterest(symbol, modelContext(coin, now), now)) },
   '/fapi/v1/ticker/bookTicker': { weight: 2, answer: contextRoute((symbol, coin, now) => usdmBookTicker(symbol, modelContext(coin, now), now)) },

@@ -11,7 +11,6 @@ import type { Interval } from './intervals';
 import type { LiveSubscription, PushKind } from './live-feed';
 import { malformObject } from './malform';
 import type { SocketDeps } from './sockets';
-import { nextFundingTime } from './binance-perp-rest';
 import { modelContext } from './context-model';
 import { coinOf } from './venues';
 import { binanceStreamKline, usdmMarkPriceEvent } from './wire-format';
@@ -96,7 +95,7 @@ class StreamConnection {
     const coin = coinOf('binance-perp', symbol);
     const timer = setInterval(() => {
       const t = market.now();
-      const event = usdmMarkPriceEvent(symbol, modelContext(coin, t), t, nextFundingTime(this.deps.ctx, coin, t));
+      const event = usdmMarkPriceEvent(symbol, modelContext(coin, t), t, market.nextSettlement('binance-perp', coin, t));
       this.send(this.o.combined ? { stream: name, data: event } : event);
     }, 1_000);
     timer.unref();

@@ -1,9 +1,9 @@
 /**
  * Runs the venue simulator by hand, to try the service against it without the internet:
  *   npm run venue-sim -- [--port 9100] [--symbols BTC-USDT,ETH-USDT]
- * (a development tool, built from tools/ into dist/tools, not shipped). Prints the four variables
- * to export, then serves until Ctrl-C. A symbol BASE-QUOTE is the Hyperliquid coin BASE and the
- * Binance pair BASEQUOTE.
+ * (a development tool, built from tools/ into dist/tools, not shipped). Prints the variables to
+ * export (each venue's API and WS URL), then serves until Ctrl-C. A symbol BASE-QUOTE is the
+ * Hyperliquid coin BASE and the Binance (spot, USD-M) and Bybit pair BASEQUOTE.
  */
 import { parseArgs } from 'node:util';
 import { VenueSimulator } from './index';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
 
 async function run(port: number, pairs: string[][]): Promise<void> {
   const pairNames = pairs.map(([base, quote]) => base + quote);
-  const sim = await VenueSimulator.start({ port, hyperliquid: pairs.map(([base]) => base), binance: pairNames, binancePerp: pairNames });
+  const sim = await VenueSimulator.start({ port, hyperliquid: pairs.map(([base]) => base), binance: pairNames, binancePerp: pairNames, bybit: pairNames });
   for (const [name, value] of Object.entries(sim.env)) process.stdout.write(`export ${name}=${value}\n`);
   process.stderr.write(`# venue simulator up; then: INGEST_SYMBOLS=${pairs.map((p) => p.join('-')).join(',')} npm start\n`);
   const stop = () => void sim.close().then(() => process.exit(0));

@@ -1,10 +1,10 @@
 /**
- * Drives Hyperliquid's `activeAssetCtx` pushes from the simulator's clock: one update per
- * subscription when it starts, then one every `intervalMs`, at slots half an interval off the
- * second (so an update is never sent at a minute boundary, where its minute would depend on
- * delivery). Each update carries the context at its slot's time (context-model.ts), so a test
- * can recompute what it was sent. Nothing is pushed while the context is silent. It looks at the
- * clock at least every 100 ms, so a clock a test moves by hand is followed.
+ * Drives the context pushes (Hyperliquid's `activeAssetCtx`, Bybit's `tickers`) from the
+ * simulator's clock: one per subscription at its start, then one every `intervalMs` at slots half
+ * an interval off the second (never at a minute boundary, where its minute would depend on
+ * delivery), carrying the context at the slot's time (context-model.ts) so a test can recompute
+ * it. Nothing while the context is silent. The clock is read at least every 100 ms, so a clock a
+ * test moves by hand is followed.
  */
 import type { Faults } from './faults';
 import type { SimMarket } from './market';

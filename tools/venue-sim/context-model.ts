@@ -36,3 +36,17 @@ export function modelContext(coin: string, t: number): RawContext {
     premium: (mark - oracle) / oracle,
   };
 }
+
+/** A modelled value a venue makes minute (or longer) klines of: mark, index (the oracle) or premium. */
+export type SampledValue = 'premium' | 'markPrice' | 'oraclePrice';
+
+/**
+ * The samples of `of` the kline opening at `open` (next one at `next`) is made of: every 5 s of
+ * a minute, at most 60 a longer candle; while it is open, those up to `now` (at least one).
+ */
+export function samplesOf(coin: string, of: SampledValue, open: number, next: number, now: number): number[] {
+  const step = Math.max(5_000, (next - open) / 60);
+  const samples: number[] = [];
+  for (let t = open; t < next && t <= now; t += step) samples.push(modelContext(coin, t)[of]);
+  return samples.length > 0 ? samples : [modelContext(coin, open)[of]];
+}

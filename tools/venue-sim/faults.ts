@@ -11,7 +11,7 @@ export class Faults {
   readonly latencyMs = perVenue(() => 0);
   readonly silent = perVenue(() => false);
   resendUnclosed = false;
-  /** Hyperliquid's asset contexts stop while the candles go on. */
+  /** The context pushes (Hyperliquid's asset contexts, Bybit's tickers) stop while the candles go on. */
   contextSilent = false;
   private readonly failures = perVenue<ForcedFailure[]>(() => []);
   private readonly malformLeft = perVenue(() => 0);

@@ -2,25 +2,32 @@
  * The simulator's one HTTP server, by path prefix: /hl is Hyperliquid (POST /hl/info,
  * WebSocket /hl/ws), /binance is Binance (GET /binance/api/v3/..., WebSockets
  * /binance/stream?streams=<a>/<b> and /binance/ws/<stream>), /usdm is Binance USD-M (GET
- * /usdm/fapi/v1/..., WebSocket /usdm/stream?streams=...). Every REST answer is logged,
- * then sent after the venue's latency.
+ * /usdm/fapi/v1/..., WebSocket /usdm/stream?streams=...), /bybit is Bybit (GET
+ * /bybit/v5/market/..., WebSocket /bybit/v5/public/linear). Every REST answer is logged, then
+ * sent after the venue's latency.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { BinanceRest } from './binance-rest';
 import { serveBinanceSocket } from './binance-ws';
+import type { BybitRest } from './bybit-rest';
+import { serveBybitSocket } from './bybit-ws';
 import { serveHyperliquid } from './hyperliquid-rest';
 import { serveHyperliquidSocket } from './hyperliquid-ws';
 import type { Served } from './rest';
 import type { SocketDeps } from './sockets';
 import type { SimVenue } from './venues';
 
-export const PREFIX: Record<SimVenue, string> = { hyperliquid: '/hl', binance: '/binance', 'binance-perp': '/usdm' };
+export const PREFIX: Record<SimVenue, string> = { hyperliquid: '/hl', binance: '/binance', 'binance-perp': '/usdm', bybit: '/bybit' };
+
+/** Bybit's public linear stream, the path its URL names in full. */
+export const BYBIT_STREAM_PATH = '/v5/public/linear';
 
 export interface RouteDeps extends SocketDeps {
   binanceRest: BinanceRest;
   binancePerpRest: BinanceRest;
+  bybitRest: BybitRest;
   pingIntervalMs: number;
   record(venue: SimVenue, served: Served): void;
   /** Runs `send` once the venue's latency has passed. */
@@ -48,7 +55,7 @@ export function routeRequest(deps: RouteDeps, req: IncomingMessage, res: ServerR
     const served =
       venue === 'hyperliquid'
         ? serveHyperliquid(deps.ctx, method, path, req.headers['content-type'] ?? '', Buffer.concat(chunks).toString('utf8'))
-        : (venue === 'binance' ? deps.binanceRest : deps.binancePerpRest).serve(method, path, url.searchParams);
+        : { binance: deps.binanceRest, 'binance-perp': deps.binancePerpRest, bybit: deps.bybitRest }[venue].serve(method, path, url.searchParams);
     deps.record(venue, served);
     deps.afterLatency(venue, () => res.writeHead(served.status, served.headers).end(served.body));
   });
@@ -61,6 +68,8 @@ export function routeUpgrade(deps: RouteDeps, wss: WebSocketServer, req: Incomin
   const rawPrefix = `${PREFIX.binance}/ws`;
   if (path === `${PREFIX.hyperliquid}/ws`) {
     accept((ws) => serveHyperliquidSocket(ws, deps));
+  } else if (path === `${PREFIX.bybit}${BYBIT_STREAM_PATH}`) {
+    accept((ws) => serveBybitSocket(ws, deps));
   } else if (path === `${PREFIX.binance}/stream` || path === `${PREFIX['binance-perp']}/stream`) {
     const venue = path === `${PREFIX.binance}/stream` ? 'binance' : 'binance-perp';
     const streams = (url.searchParams.get('streams') ?? '').split('/').filter(Boolean);

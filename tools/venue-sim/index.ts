@@ -1,8 +1,8 @@
 /**
- * A local stand-in for Hyperliquid (perpetuals, funding) and Binance spot, speaking their REST and
- * WebSocket formats on 127.0.0.1, so no test or benchmark touches the internet. Deterministic (same
- * request, same bytes), on a clock the test may share with the service; fault switches fail the
- * ways the venues do:
+ * A local stand-in for Hyperliquid (perpetuals, funding), Binance spot and USD-M, and Bybit linear
+ * perpetuals, speaking their REST and WebSocket formats on 127.0.0.1, so no test or benchmark
+ * touches the internet. Deterministic (same request, same bytes), on a clock the test may share
+ * with the service; fault switches fail the ways the venues do:
  *   const sim = await VenueSimulator.start({ now: clock }); // sim.env: the service's variables
  *   sim.failNext('binance', 1, 429, 2); ... await sim.close();
  */
@@ -11,10 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import { binancePerpRest } from './binance-perp-rest';
 import { BinanceRest } from './binance-rest';
+import { bybitRate, bybitValues } from './bybit-format';
+import { BybitRest } from './bybit-rest';
+import { BYBIT_ROUTES } from './bybit-routes';
+import { bybitTicker, type BybitTicker } from './bybit-ticker';
 import { ContextFeed } from './context-feed';
 import { modelContext } from './context-model';
 import { Faults } from './faults';
-import { PREFIX, routeRequest, routeUpgrade, type RouteDeps } from './http-routes';
+import { BYBIT_STREAM_PATH, PREFIX, routeRequest, routeUpgrade, type RouteDeps } from './http-routes';
 import { LiveFeed } from './live-feed';
 import { SimMarket } from './market';
 import type { SimContext } from './rest';
@@ -22,54 +26,17 @@ import { SimSockets } from './sockets';
 import { coinOf, type SimVenue } from './venues';
 import { binanceKline, binanceValues, fundingRateText, usdmRate, hyperliquidContextValues, hyperliquidValues, type SimCandle, type SimContextValues } from './wire-format';
 import { WeightWindow } from './weight';
+import type { SimEnv, SimOptions, SimRequest } from './options';
 
 export type { SimVenue } from './venues';
 export type { SimCandle, SimContextValues } from './wire-format';
-
-export interface SimOptions {
-  /** Instruments served: hyperliquid coins (e.g. ['BTC','ETH']) and binance symbols (e.g. ['BTCUSDT','ETHUSDT']). */
-  hyperliquid?: string[];
-  binance?: string[];
-  /** Binance USD-M perpetuals (e.g. ['BTCUSDT','ETHUSDT'], the default). */
-  binancePerp?: string[];
-  /** The simulator's clock (default Date.now). Tests pass an offset clock shared with the service. */
-  now?: () => number;
-  /** No candle opens before this (a listing date); default now - 400 days. */
-  listedAt?: number;
-  /** Hyperliquid's horizon: most recent N candles per interval (default 5000). */
-  hyperliquidCandleLimit?: number;
-  /** Weight limits per minute (defaults 1200 and 6000); Infinity = no limits (benchmarks). */
-  hyperliquidWeightLimit?: number;
-  binanceWeightLimit?: number;
-  /** Binance USD-M's (default 2400). */
-  binancePerpWeightLimit?: number;
-  /** How often an open candle is pushed on the sockets (default 1000 ms). */
-  pushIntervalMs?: number;
-  /** How often Hyperliquid pushes an asset context (default 1000 ms), half an interval off the second. */
-  contextIntervalMs?: number;
-  /** Binance server ping interval (default 20000). */
-  pingIntervalMs?: number;
-  port?: number; // 0 = any (default)
-}
-
-export type SimEnv = Record<
-  'HYPERLIQUID_API_URL' | 'HYPERLIQUID_WS_URL' | 'BINANCE_API_URL' | 'BINANCE_WS_URL' | 'BINANCE_FUTURES_API_URL' | 'BINANCE_FUTURES_WS_URL',
-  string
->;
-
-export interface SimRequest {
-  venue: SimVenue;
-  kind: string;
-  status: number;
-  weight: number;
-  at: number;
-  params: Record<string, unknown>;
-}
+export type { BybitTicker } from './bybit-ticker';
+export type { SimEnv, SimOptions, SimRequest } from './options';
 
 const DAY = 86_400_000;
 
 export class VenueSimulator {
-  /** Environment for the service: HYPERLIQUID_API_URL, HYPERLIQUID_WS_URL, BINANCE_API_URL, BINANCE_WS_URL (http:// and ws:// on 127.0.0.1). */
+  /** Environment for the service: each venue's API and WS URL (http:// and ws:// on 127.0.0.1); BYBIT_WS_URL is the stream's full path. */
   readonly env: SimEnv;
   /** Every REST request served: venue, kind ('candleSnapshot'|'fundingHistory'|'klines'|other), status, weight charged, time, and the parsed request (body or query). */
   readonly requests: SimRequest[] = [];
@@ -92,6 +59,8 @@ export class VenueSimulator {
       BINANCE_WS_URL: `ws://${base}${PREFIX.binance}`,
       BINANCE_FUTURES_API_URL: `http://${base}${PREFIX['binance-perp']}`,
       BINANCE_FUTURES_WS_URL: `ws://${base}${PREFIX['binance-perp']}`,
+      BYBIT_API_URL: `http://${base}${PREFIX.bybit}`,
+      BYBIT_WS_URL: `ws://${base}${PREFIX.bybit}${BYBIT_STREAM_PATH}`,
     };
   }
 
@@ -102,6 +71,7 @@ export class VenueSimulator {
         hyperliquid: new Set(opts.hyperliquid ?? ['BTC', 'ETH']),
         binance: new Set(opts.binance ?? ['BTCUSDT', 'ETHUSDT']),
         'binance-perp': new Set(opts.binancePerp ?? ['BTCUSDT', 'ETHUSDT']),
+        bybit: new Set(opts.bybit ?? ['BTCUSDT', 'ETHUSDT']),
       },
       listedAt: opts.listedAt ?? now() - 400 * DAY,
       hyperliquidCandleLimit: opts.hyperliquidCandleLimit ?? 5_000,
@@ -112,6 +82,7 @@ export class VenueSimulator {
       hyperliquid: new WeightWindow(opts.hyperliquidWeightLimit ?? 1_200, now),
       binance: new WeightWindow(opts.binanceWeightLimit ?? 6_000, now),
       'binance-perp': new WeightWindow(opts.binancePerpWeightLimit ?? 2_400, now),
+      bybit: new WeightWindow(opts.bybitWeightLimit ?? 6_000, now),
     };
     const ctx: SimContext = { market, faults, weights };
     const feed = new LiveFeed(market, faults, opts.pushIntervalMs ?? 1_000);
@@ -130,6 +101,7 @@ export class VenueSimulator {
       sockets,
       binanceRest: new BinanceRest(ctx),
       binancePerpRest: binancePerpRest(ctx),
+      bybitRest: new BybitRest(ctx, BYBIT_ROUTES),
       pingIntervalMs: opts.pingIntervalMs ?? 20_000,
       record: (venue, s) => sim.requests.push({ venue, kind: s.kind, status: s.status, weight: s.weight, at: now(), params: s.params }),
       afterLatency: (venue, send) => sim.afterLatency(venue, send),
@@ -139,22 +111,27 @@ export class VenueSimulator {
     return sim;
   }
 
-  /** The deterministic candle the venue serves, as its strings (partial values for the open one); null when not served. */
+  /** The deterministic candle the venue serves (interval as the venue names it: '1m', Bybit's '1'), as its strings (partial values for the open one); null when not served. */
   candle(venue: SimVenue, instrument: string, interval: string, openMs: number): SimCandle | null {
     const market = this.ctx.market;
     const i = market.interval(venue, interval);
     if (i === undefined || !market.served(venue, instrument, i, openMs)) return null;
     const values = market.values(venue, instrument, i, openMs);
+    if (venue === 'bybit') {
+      const { turnover: _turnover, ...candle } = bybitValues(coinOf(venue, instrument), values);
+      return candle;
+    }
     return venue === 'hyperliquid' ? hyperliquidValues(coinOf(venue, instrument), values) : binanceValues(values);
   }
 
-  /** The trade flow the venue sends with a candle (Hyperliquid: trades; Binance: also quote and taker-buy volumes), as its strings. */
+  /** The trade flow the venue sends with a candle (Hyperliquid: trades; Binance: also quote and taker-buy volumes; Bybit: turnover), as its strings. */
   tradeFlow(venue: SimVenue, instrument: string, interval: string, openMs: number): Record<string, string> | null {
     const market = this.ctx.market;
     const i = market.interval(venue, interval);
     if (i === undefined || !market.served(venue, instrument, i, openMs)) return null;
     const values = market.values(venue, instrument, i, openMs);
     if (venue === 'hyperliquid') return { trades: String(values.trades) };
+    if (venue === 'bybit') return { turnover: bybitValues(coinOf(venue, instrument), values).turnover };
     const k = binanceKline(market.frame(instrument, i, openMs), values);
     return { quoteVolume: String(k[7]), trades: String(k[8]), takerBuyVolume: String(k[9]), takerBuyQuoteVolume: String(k[10]) };
   }
@@ -181,16 +158,32 @@ export class VenueSimulator {
 
   /** From `fromMs` on, Binance USD-M settles `coin` every `hours` hours (default 8); fundingInfo then lists it. */
   setBinancePerpInterval(coin: string, hours: number, fromMs: number): void {
-    this.ctx.market.setUsdmInterval(coin, hours, fromMs);
+    this.ctx.market.setPerpInterval('binance-perp', coin, hours, fromMs);
   }
 
   /** Binance USD-M's settlement of `coin` stamped in the hour `hourMs` (as its fundingRate row sends it), or null. */
   binancePerpFunding(coin: string, hourMs: number): { fundingTime: number; fundingRate: string } | null {
-    const f = this.ctx.market.usdmFundings(coin, hourMs, hourMs + 3_599_999, 1)[0];
+    const f = this.ctx.market.perpFundings('binance-perp', coin, hourMs, hourMs + 3_599_999, 1)[0];
     return f ? { fundingTime: f.time, fundingRate: usdmRate(f.rate) } : null;
   }
 
-  /** While on, Hyperliquid's asset contexts stop (the candles go on). */
+  /** From `fromMs` on, Bybit settles `coin` every `hours` hours (default 8); instruments-info's fundingInterval then says hours * 60. */
+  setBybitInterval(coin: string, hours: number, fromMs: number): void {
+    this.ctx.market.setPerpInterval('bybit', coin, hours, fromMs);
+  }
+
+  /** Bybit's settlement of `coin` in the hour `hourMs` (stamped on the hour, as its funding/history row sends it), or null. */
+  bybitFunding(coin: string, hourMs: number): { fundingRateTimestamp: number; fundingRate: string } | null {
+    const f = this.ctx.market.perpFundings('bybit', coin, hourMs, hourMs + 3_599_999, 1)[0];
+    return f ? { fundingRateTimestamp: f.time, fundingRate: bybitRate(f.rate) } : null;
+  }
+
+  /** Bybit's ticker of `symbol` at `atMs`, as the tickers stream's snapshot carries it (a push carries its slot's). */
+  bybitTicker(symbol: string, atMs: number): BybitTicker {
+    return bybitTicker(this.ctx.market, symbol, atMs);
+  }
+
+  /** While on, the context pushes stop: Hyperliquid's asset contexts and Bybit's tickers (the candles go on). */
   setContextSilent(silent: boolean): void {
     this.ctx.faults.contextSilent = silent;
   }
@@ -205,7 +198,7 @@ export class VenueSimulator {
     return this.socketSet.counts(venue);
   }
 
-  /** The next n REST requests of a venue answer `status` (429 or 418 with Retry-After: retryAfterSecs, or 500/502...). */
+  /** The next n REST requests of a venue answer `status` (429 or 418 with Retry-After: retryAfterSecs, Bybit's 403 IP ban, or 500/502...). */
   failNext(venue: SimVenue, n: number, status: number, retryAfterSecs?: number): void {
     this.ctx.faults.failNext(venue, n, { status, retryAfterSecs });
   }

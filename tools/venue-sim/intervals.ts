@@ -1,5 +1,5 @@
 /**
- * Candle intervals as the two venues name them, with the calendar each one follows: fixed
+ * Candle intervals as the venues name them, with the calendar each one follows: fixed
  * periods aligned on the Unix epoch, weeks opening on Monday 00:00 UTC, months on the 1st.
  */
 
@@ -59,6 +59,16 @@ const byName = (list: Interval[]) => new Map(list.map((i) => [i.name, i]));
 export const HYPERLIQUID_INTERVALS = byName(COMMON);
 /** Binance spot's kline intervals (its `1s` is not simulated). */
 export const BINANCE_INTERVALS = byName([...COMMON, fixed('6h', 360 * MINUTE)]);
+
+/** Bybit v5's kline intervals: minutes as numbers, then D, W (from Monday) and M, on the same calendar. */
+export const BYBIT_INTERVALS = byName(
+  (
+    [
+      ['1', '1m'], ['3', '3m'], ['5', '5m'], ['15', '15m'], ['30', '30m'], ['60', '1h'], ['120', '2h'],
+      ['240', '4h'], ['360', '6h'], ['720', '12h'], ['D', '1d'], ['W', '1w'], ['M', '1M'],
+    ] as const
+  ).map(([name, same]) => ({ ...BINANCE_INTERVALS.get(same)!, name })),
+);
 
 /** Open time of the first candle opening at or after `t`. */
 export function ceilOpen(interval: Interval, t: number): number {

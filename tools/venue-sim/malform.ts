@@ -10,32 +10,49 @@ export type MalformKind = (typeof MALFORM_KINDS)[number];
 const below = (price: unknown) => String(Number(price) * 0.99);
 const negative = (volume: unknown) => `-${String(volume)}`;
 
-/** Breaks a candle object with keys t, T, o, c, h, l, v (Hyperliquid's, Binance's stream `k`). */
-export function malformObject(row: Record<string, unknown>, kind: MalformKind): void {
+/** Where a venue's candle object keeps each value (Bybit's stream names them in full). */
+export interface CandleKeys {
+  t: string;
+  T: string;
+  o: string;
+  c: string;
+  h: string;
+  l: string;
+  v: string;
+}
+
+const SHORT_KEYS: CandleKeys = { t: 't', T: 'T', o: 'o', c: 'c', h: 'h', l: 'l', v: 'v' };
+export const BYBIT_STREAM_KEYS: CandleKeys = { t: 'start', T: 'end', o: 'open', c: 'close', h: 'high', l: 'low', v: 'volume' };
+
+/** Breaks a candle object: keys t, T, o, c, h, l, v (Hyperliquid's, Binance's stream `k`) or the venue's names for them. */
+export function malformObject(row: Record<string, unknown>, kind: MalformKind, keys: CandleKeys = SHORT_KEYS): void {
   switch (kind) {
     case 'nonNumericPrice':
-      row.o = 'abc';
+      row[keys.o] = 'abc';
       return;
     case 'highBelowLow':
-      row.h = below(row.l);
+      row[keys.h] = below(row[keys.l]);
       return;
     case 'negativeVolume':
-      row.v = negative(row.v);
+      row[keys.v] = negative(row[keys.v]);
       return;
     case 'numberNotString':
-      row.c = Number(row.c);
+      row[keys.c] = Number(row[keys.c]);
       return;
     case 'timeOffMinute':
-      row.t = Number(row.t) + 30_000;
-      row.T = Number(row.T) + 30_000;
+      row[keys.t] = Number(row[keys.t]) + 30_000;
+      row[keys.T] = Number(row[keys.T]) + 30_000;
       return;
     case 'missingField':
-      delete row.c;
+      delete row[keys.c];
   }
 }
 
-/** Breaks a Binance kline array: [t, o, h, l, c, v, T, ...]. */
-export function malformKline(row: unknown[], kind: MalformKind): void {
+/**
+ * Breaks a kline array [t, o, h, l, c, v, ...]: Binance's (close time at 6, times as numbers) or,
+ * with `textTimes`, Bybit's (only the start time, as a string).
+ */
+export function malformKline(row: unknown[], kind: MalformKind, textTimes = false): void {
   switch (kind) {
     case 'nonNumericPrice':
       row[1] = 'abc';
@@ -50,6 +67,10 @@ export function malformKline(row: unknown[], kind: MalformKind): void {
       row[4] = Number(row[4]);
       return;
     case 'timeOffMinute':
+      if (textTimes) {
+        row[0] = String(Number(row[0]) + 30_000);
+        return;
+      }
       row[0] = Number(row[0]) + 30_000;
       row[6] = Number(row[6]) + 30_000;
       return;

@@ -2,13 +2,14 @@
  * What each venue serves at a moment of the simulator's clock: the instruments, the candles
  * that exist (from the listing on, up to the open one, none in a gap, and on Hyperliquid only
  * the most recent N per interval), their values as of now (the open one partial), and which
- * funding settlements are published (the model's one per hour, or the ones a test set: late,
- * missing, twice in an hour, as the venue's recorded history has them).
+ * funding settlements are published (Hyperliquid: the model's one per hour, or the ones a test
+ * set: late, missing, twice in an hour, as its recorded history has them; USD-M and Bybit: on
+ * each one's own interval, which a test may change).
  */
-import { BINANCE_INTERVALS, HYPERLIQUID_INTERVALS, ceilOpen, type Interval } from './intervals';
+import { BINANCE_INTERVALS, BYBIT_INTERVALS, HYPERLIQUID_INTERVALS, ceilOpen, type Interval } from './intervals';
 import { modelCandle, modelFunding, type RawCandle, type RawFunding } from './price-model';
 import type { CandleFrame } from './wire-format';
-import { coinOf, type SimVenue } from './venues';
+import { coinOf, type IntervalPerpVenue, type SimVenue } from './venues';
 
 export interface MarketOptions {
   instruments: Record<SimVenue, ReadonlySet<string>>;
@@ -33,13 +34,23 @@ interface Gap {
 }
 
 const HOUR = 3_600_000;
+/** The interval a perpetual settles at until a test changes it. */
+const DEFAULT_INTERVAL_HOURS = 8;
+/**
+ * How late after the hour a settlement is stamped, at most (exclusive): Binance USD-M's recorded
+ * fundingTime is 0 to 13 ms late, Bybit stamps the hour itself ("1679702400000").
+ */
+const STAMP_SPREAD_MS: Record<IntervalPerpVenue, number> = { 'binance-perp': 14, bybit: 1 };
+
+/** A perpetual's settlement on its interval: the rate is the interval's (the model's hourly rate times the hours). */
+export type IntervalFunding = RawFunding & { hours: number };
 
 export class SimMarket {
   timeJitterMs = 0;
   fundingDelayMs = 0;
   private readonly gaps: Gap[] = [];
-  /** Binance USD-M interval changes per coin. */
-  private readonly usdmIntervals = new Map<string, Array<{ fromMs: number; hours: number }>>();
+  /** Interval changes per venue and coin: each venue keeps its own, so changing one leaves the other. */
+  private readonly perpIntervals: Record<IntervalPerpVenue, Map<string, Array<{ fromMs: number; hours: number }>>> = { 'binance-perp': new Map(), bybit: new Map() };
   /** Settlement times set for an hour, by `coin|hour`. */
   private readonly settlements = new Map<string, number[]>();
 
@@ -59,6 +70,7 @@ export class SimMarket {
   }
 
   interval(venue: SimVenue, name: string): Interval | undefined {
+    if (venue === 'bybit') return BYBIT_INTERVALS.get(name);
     return (venue === 'hyperliquid' ? HYPERLIQUID_INTERVALS : BINANCE_INTERVALS).get(name); // USD-M has spot's intervals
   }
 
@@ -132,38 +144,51 @@ export class SimMarket {
     return times.filter((t) => t <= this.now()).map((time, k) => ({ ...model, time, rate: model.rate + k * 1e-8 }));
   }
 
-  /** From `fromMs` on, Binance USD-M settles `coin` every `hours` hours (default 8). */
-  setUsdmInterval(coin: string, hours: number, fromMs: number): void {
-    const list = this.usdmIntervals.get(coin) ?? [];
+  /** From `fromMs` on, the venue settles `coin` every `hours` hours (default 8). */
+  setPerpInterval(venue: IntervalPerpVenue, coin: string, hours: number, fromMs: number): void {
+    const list = this.perpIntervals[venue].get(coin) ?? [];
     list.push({ fromMs, hours });
     list.sort((a, b) => a.fromMs - b.fromMs);
-    this.usdmIntervals.set(coin, list);
+    this.perpIntervals[venue].set(coin, list);
   }
 
-  /** Binance USD-M's interval for `coin` at `t`, and whether it was ever changed (fundingInfo lists it then). */
-  usdmInterval(coin: string, t: number): { hours: number; changed: boolean } {
-    const list = this.usdmIntervals.get(coin) ?? [];
-    let hours = 8;
+  /** The venue's interval for `coin` at `t`, and whether it was ever changed (USD-M's fundingInfo lists it then). */
+  perpInterval(venue: IntervalPerpVenue, coin: string, t: number): { hours: number; changed: boolean } {
+    const list = this.perpIntervals[venue].get(coin) ?? [];
+    let hours = DEFAULT_INTERVAL_HOURS;
     for (const c of list) if (c.fromMs <= t) hours = c.hours;
     return { hours, changed: list.length > 0 };
   }
 
+  /** When `coin`'s next settlement on the venue is due after `t`. */
+  nextSettlement(venue: IntervalPerpVenue, coin: string, t: number): number {
+    const { hours } = this.perpInterval(venue, coin, t);
+    return (Math.floor(t / (hours * HOUR)) + 1) * hours * HOUR;
+  }
+
   /**
-   * Binance USD-M's settlements of `coin` stamped in [from, to], ascending, at most `limit`:
-   * at the hours of its interval (from midnight UTC), 0 to 13 ms late as its recorded answers
-   * are; the rate is the interval's (the model's hourly rate times the hours).
+   * The venue's settlements of `coin` stamped in [from, to] (and by now), at most `limit`: the
+   * oldest ascending, or with `newest` the newest, newest first. At the hours of the interval
+   * (from midnight UTC), stamped as the venue stamps them (STAMP_SPREAD_MS).
    */
-  usdmFundings(coin: string, from: number, to: number, limit: number): Array<RawFunding & { hours: number }> {
-    const out: Array<RawFunding & { hours: number }> = [];
+  perpFundings(venue: IntervalPerpVenue, coin: string, from: number, to: number, limit: number, newest = false): IntervalFunding[] {
+    const out: IntervalFunding[] = [];
     const last = Math.min(to, this.now());
-    for (let hour = Math.max(Math.floor(from / HOUR) * HOUR, this.firstFundingHour()); hour <= last && out.length < limit; hour += HOUR) {
-      const { hours } = this.usdmInterval(coin, hour);
+    const first = Math.max(Math.floor(from / HOUR) * HOUR, this.firstFundingHour());
+    const step = newest ? -HOUR : HOUR;
+    for (let hour = newest ? Math.floor(last / HOUR) * HOUR : first; hour >= first && hour <= last && out.length < limit; hour += step) {
+      const { hours } = this.perpInterval(venue, coin, hour);
       if ((hour / HOUR) % hours !== 0) continue;
       const model = modelFunding(coin, hour);
-      const time = hour + ((model.time - hour) % 14);
+      const time = hour + ((model.time - hour) % STAMP_SPREAD_MS[venue]);
       if (time >= from && time <= last) out.push({ time, rate: model.rate * hours, premium: model.premium, hours });
     }
     return out;
+  }
+
+  /** When the venue lists its instruments (no candle opens before). */
+  listedAt(): number {
+    return this.o.listedAt;
   }
 
   private firstFundingHour(): number {

@@ -3,7 +3,7 @@
  * time) alone, so the same request always gets the same answer. A candle opens at the price at its
  * open time and closes at the price at the next, so candles chain on every interval. Prices: slow
  * waves plus per-minute hash noise around a base (BTC ~60,000, ETH ~3,000, others ~100), Binance
- * within ±0.05% of Hyperliquid. Cheap by design: a few sines and hashes per candle.
+ * and Bybit within ±0.05% of Hyperliquid. Cheap by design: a few sines and hashes per candle.
  */
 import type { Interval } from './intervals';
 import { VENUES, perVenue, type SimVenue } from './venues';
@@ -120,10 +120,17 @@ function spotPrice(p: CoinProfile, t: number): number {
   return perpPrice(p, t) * (1 + BASIS_WAVE * Math.sin((TAU * t) / (2.1 * DAY) + p.phases[0]) + BASIS_NOISE * noise);
 }
 
-/** Binance USD-M's perpetual: Hyperliquid's price a few basis points off, its own minute noise. */
-function usdmPrice(p: CoinProfile, t: number): number {
-  const noise = 2 * draw(p.seed ^ 0x1b873593, Math.floor(t / MINUTE)) - 1;
-  return perpPrice(p, t) * (1 + 0.0002 * Math.sin((TAU * t) / (1.3 * DAY) + p.phases[1]) + 0.00005 * noise);
+/** How another venue's perpetual sits off Hyperliquid's: a slow wave and its own minute noise. */
+const PERP_OFFSETS = {
+  'binance-perp': { salt: 0x1b873593, wave: 0.0002, periodMs: 1.3 * DAY, phase: 1 },
+  bybit: { salt: 0x68e31da4, wave: 0.00015, periodMs: 1.9 * DAY, phase: 2 },
+};
+
+/** Binance USD-M's or Bybit's perpetual: Hyperliquid's price a few basis points off. */
+function offsetPerpPrice(venue: keyof typeof PERP_OFFSETS, p: CoinProfile, t: number): number {
+  const o = PERP_OFFSETS[venue];
+  const noise = 2 * draw(p.seed ^ o.salt, Math.floor(t / MINUTE)) - 1;
+  return perpPrice(p, t) * (1 + o.wave * Math.sin((TAU * t) / o.periodMs + p.phases[o.phase]) + 0.00005 * noise);
 }
 
 /** The venue's price at `t`; the last one is kept, since a candle's open is the previous candle's close. */
@@ -131,7 +138,7 @@ function priceAt(venue: SimVenue, p: CoinProfile, t: number): number {
   const last = p.last[venue];
   if (last.t !== t) {
     last.t = t;
-    last.price = venue === 'hyperliquid' ? perpPrice(p, t) : venue === 'binance' ? spotPrice(p, t) : usdmPrice(p, t);
+    last.price = venue === 'hyperliquid' ? perpPrice(p, t) : venue === 'binance' ? spotPrice(p, t) : offsetPerpPrice(venue, p, t);
   }
   return last.price;
 }

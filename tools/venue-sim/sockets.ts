@@ -14,7 +14,7 @@ import { VENUES, perVenue, type SimVenue } from './venues';
 export interface SocketDeps {
   ctx: SimContext;
   feed: LiveFeed;
-  /** Hyperliquid's asset-context pushes. */
+  /** The context pushes: Hyperliquid's asset contexts, Bybit's tickers. */
   contexts: ContextFeed;
   sockets: SimSockets;
 }

@@ -27,10 +27,14 @@ export class WeightWindow {
     this.count += weight;
   }
 
+  /** When the next window starts (ms). */
+  resetAt(): number {
+    return Math.floor(this.now() / MINUTE) * MINUTE + MINUTE;
+  }
+
   /** Whole seconds until the window starts again (at least 1). */
   secondsToReset(): number {
-    const now = this.now();
-    return Math.max(1, Math.ceil((Math.floor(now / MINUTE) * MINUTE + MINUTE - now) / 1000));
+    return Math.max(1, Math.ceil((this.resetAt() - this.now()) / 1000));
   }
 
   private roll(): void {
