@@ -85,7 +85,7 @@ describe('configuration', () => {
 
   it('when nothing is set, then the embedded defaults apply', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, databaseUrl: undefined, seedDemo: true, exchanges: { served: ['perp', 'spot', 'binance-perp'], names: { perp: 'perp', spot: 'spot', 'binance-perp': 'binance-perp' } } });
+    expect(c).toMatchObject({ port: 3000, databaseUrl: undefined, seedDemo: true, exchanges: { served: ['perp', 'spot', 'binance-perp', 'bybit-perp'], names: { perp: 'perp', spot: 'spot', 'binance-perp': 'binance-perp', 'bybit-perp': 'bybit-perp' } } });
     expect(c.qualityIntervalMs).toBe(300_000);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Binance USD-M's context backfilled through `mds sync` against the venue simulator, on each
- * database: every closed minute takes the closes of the venue's mark, index and premium klines
+ * The context of the interval perpetuals (Binance USD-M, Bybit) backfilled through `mds sync`
+ * against the venue simulator, on each venue and database: every closed minute takes the closes of the venue's mark, index and premium klines
  * with open interest and the predicted rate unknown, a recorded minute is never replaced, the 5m
  * rows take the venue's 5-minute open interest unless their minutes recorded it, the coarser
  * rows follow, and a second sync asks the venue for nothing it has.
@@ -9,12 +9,15 @@ import { openServices, type Services } from '../../src/composition';
 import type { DerivativesInput } from '../../src/domain/derivatives';
 import { testConfig } from '../helpers/config';
 import { databaseCases } from '../helpers/databases';
+import { PERP_VENUES } from '../helpers/perp-venues';
 import { VenueSimulator } from '../../tools/venue-sim';
 
 const MIN = 60_000;
 const HOUR = 3_600_000;
 
-describe.each(databaseCases())('the context backfill of Binance USD-M on $name', ({ create }) => {
+const CASES = databaseCases().flatMap((db) => PERP_VENUES.map((p) => ({ ...db, p, label: `${p.exchange} on ${db.name}` })));
+
+describe.each(CASES)('the context backfill of $label', ({ create, p }) => {
   let sim: VenueSimulator;
   let s: Services;
   let drop: (() => Promise<void>) | undefined;
@@ -36,10 +39,10 @@ describe.each(databaseCases())('the context backfill of Binance USD-M on $name',
   });
 
   beforeAll(async () => {
-    sim = await VenueSimulator.start({ binancePerp: ['BTCUSDT'] });
+    sim = await VenueSimulator.start({ binancePerp: ['BTCUSDT'], bybit: ['BTCUSDT'] });
     const db = await create();
     drop = db?.drop;
-    s = await openServices(testConfig({ ...sim.env, EXCHANGES: 'perp,spot,binance-perp', ...(db ? { DATABASE_URL: db.url } : {}) }), db ? {} : { dataDir: 'memory' });
+    s = await openServices(testConfig({ ...sim.env, EXCHANGES: `perp,spot,${p.exchange}`, ...(db ? { DATABASE_URL: db.url } : {}) }), db ? {} : { dataDir: 'memory' });
   });
   afterAll(async () => {
     await s?.close();
@@ -47,19 +50,14 @@ describe.each(databaseCases())('the context backfill of Binance USD-M on $name',
     await sim?.close();
   });
 
-  /** What the simulated venue answers for one minute's kline of `path`: its close. */
-  const venueClose = async (path: string, minute: number, by: 'symbol' | 'pair' = 'symbol') => {
-    const res = await fetch(`${sim.env.BINANCE_FUTURES_API_URL}${path}?${by}=BTCUSDT&interval=1m&startTime=${minute}&endTime=${minute}&limit=1`);
-    return ((await res.json()) as unknown[][])[0][4] as string;
-  };
   const rowsOf = async (id: number, tf: '1m' | '5m' | '1h', from: number, to: number) => (await s.store.derivatives.pages([id], tf, new Date(from), new Date(to), 10_000)).get(id) ?? [];
   const plain = (v: string | null) => (v === null ? null : Number(v));
 
   it('when BTC-USDT is synced with one 5m bucket already recorded, then every other closed minute is backfilled and the recorded ones are kept', async () => {
-    const id = await s.store.series.ensure({ exchange: 'binance-perp', symbol: 'BTC-USDT' });
+    const id = await s.store.series.ensure({ exchange: p.exchange, symbol: 'BTC-USDT' });
     await s.store.transaction((tx) => tx.derivatives.upsertMinutes([0, 1, 2, 3, 4].map((i) => ({ seriesId: id, row: recordedRow(i) }))));
 
-    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['binance-perp'], sinceMs: since });
+    const summary = await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: [p.exchange], sinceMs: since });
     const last = Math.floor(Date.now() / MIN) * MIN - MIN;
     const minutes = await rowsOf(id, '1m', since, last);
     expect(summary.series[0].context_rows).toBe(minutes.length - 5);
@@ -73,20 +71,18 @@ describe.each(databaseCases())('the context backfill of Binance USD-M on $name',
     const minute = since + 7 * MIN;
     const backfilled = minutes.find((r) => Date.parse(r.time) === minute)!;
     expect(backfilled).toMatchObject({ openInterest: null, openInterestOpen: null, openInterestValue: null, midPrice: null, predictedFundingRate: null });
-    expect(Number(backfilled.markPrice)).toBe(Number(await venueClose('/fapi/v1/markPriceKlines', minute)));
-    expect(Number(backfilled.oraclePrice)).toBe(Number(await venueClose('/fapi/v1/indexPriceKlines', minute, 'pair')));
-    expect(Number(backfilled.venuePremium)).toBe(Number(await venueClose('/fapi/v1/premiumIndexKlines', minute)));
+    expect(Number(backfilled.markPrice)).toBe(Number(await p.pastClose(sim, 'mark', minute)));
+    expect(Number(backfilled.oraclePrice)).toBe(Number(await p.pastClose(sim, 'index', minute)));
+    expect(Number(backfilled.venuePremium)).toBe(Number(await p.pastClose(sim, 'premium', minute)));
   });
 
   it('when the 5-minute open interest was backfilled, then a 5m row takes the value stamped at its close unless its minutes recorded it, and the hours follow', async () => {
-    const id = (await s.store.series.idOf({ exchange: 'binance-perp', symbol: 'BTC-USDT' }))!;
+    const id = (await s.store.series.idOf({ exchange: p.exchange, symbol: 'BTC-USDT' }))!;
     const fives = await rowsOf(id, '5m', since, since + 2 * HOUR - 5 * MIN);
     expect(fives).toHaveLength(24);
-    const res = await fetch(`${sim.env.BINANCE_FUTURES_API_URL}/futures/data/openInterestHist?symbol=BTCUSDT&period=5m&startTime=${since + 5 * MIN}&endTime=${since + 10 * MIN}&limit=2`);
-    const hist = (await res.json()) as Array<{ sumOpenInterest: string; timestamp: number }>;
+    const stamped = await p.openInterestAt(sim, since + 5 * MIN); // the close of the first bucket
     const first = fives[0]; // served with 6 places
-    expect(hist[0].timestamp).toBe(since + 5 * MIN);
-    expect([first.openInterestOpen, first.openInterestHigh, first.openInterestLow, first.openInterest].map(plain)).toEqual(Array(4).fill(Number(Number(hist[0].sumOpenInterest).toFixed(6))));
+    expect([first.openInterestOpen, first.openInterestHigh, first.openInterestLow, first.openInterest].map(plain)).toEqual(Array(4).fill(Number(Number(stamped).toFixed(6))));
     expect(first.predictedFundingRate).toBeNull();
 
     // The recorded bucket rolls up from its minutes: first, highest, lowest, last.
@@ -103,11 +99,11 @@ describe.each(databaseCases())('the context backfill of Binance USD-M on $name',
   });
 
   it('when synced again, then the venue is asked for no past context it already gave', async () => {
-    const asked = () => sim.requests.filter((r) => r.venue === 'binance-perp' && /PriceKlines|openInterestHist/.test(r.kind)).length;
+    const asked = () => sim.requests.filter((r) => r.venue === p.venue && p.historyKinds.test(r.kind)).length;
     const before = asked();
-    const id = (await s.store.series.idOf({ exchange: 'binance-perp', symbol: 'BTC-USDT' }))!;
+    const id = (await s.store.series.idOf({ exchange: p.exchange, symbol: 'BTC-USDT' }))!;
     const rows = (await rowsOf(id, '1m', since, Date.now())).length;
-    await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: ['binance-perp'], sinceMs: since });
+    await s.ingest.sync({ symbols: ['BTC-USDT'], exchanges: [p.exchange], sinceMs: since });
     const added = (await rowsOf(id, '1m', since, Date.now())).length - rows;
     // Only the minutes that closed since (a few at most) are asked: one request of each kind per run of them.
     expect(added).toBeLessThanOrEqual(3);

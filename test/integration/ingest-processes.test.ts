@@ -79,7 +79,7 @@ describeWith('DATABASE_URL', 'mds sync and mds ingest as processes on PostgreSQL
     const stored = await oneMinute(sql);
     expect(summary.series).toEqual([{ exchange: 'spot', symbol: 'BTC-USDT', venue: 'binance', instrument: 'BTCUSDT', rows: stored.count, venue_gap_slots: 0, funding_rows: 0, context_rows: 0 }]);
     expect(stored.count).toBeGreaterThanOrEqual(120);
-    expect(summary.requests).toEqual({ binance: expect.any(Number), hyperliquid: 0, 'binance-perp': 0 });
+    expect(summary.requests).toEqual({ binance: expect.any(Number), hyperliquid: 0, 'binance-perp': 0, bybit: 0 });
     expect(summary.weight_used.binance).toBe(2 * summary.requests.binance);
     expect(summary.duration_ms).toBeGreaterThan(0);
 
