@@ -1,10 +1,9 @@
 /**
- * Bybit linear perpetuals (bybit-exchange.github.io/docs/v5; recorded answers in
- * test/fixtures/venues/bybit-perp-recorded.json; formats in bybit-wire.ts). Klines 1,000 a page
- * newest first with the open candle (dropped); funding 200 a page newest first, `startTime` only
- * with `endTime`; instruments-info's `fundingInterval` in minutes. One socket follows
- * `kline.1.<s>` (a closing frame says `confirm: true`, maybe beside the next open candle) and
- * `tickers.<s>` (a snapshot, then deltas of the changed fields, merged here); each closed
+ * Bybit linear perpetuals (bybit-exchange.github.io/docs/v5; formats in bybit-wire.ts). Klines
+ * 1,000 a page newest first with the open candle (dropped); funding 200 a page newest first,
+ * `startTime` only with `endTime`; instruments-info's `fundingInterval` in minutes. One socket
+ * follows `kline.1.<s>` (a closing frame says `confirm: true`, maybe beside the next open candle)
+ * and `tickers.<s>` (a snapshot, then deltas of the changed fields, merged here); each closed
  * minute's premium is asked just after it (its premium-index kline).
  */
 import type { FundingRateInput } from '../domain/csv-rows';
