@@ -3,7 +3,7 @@
  * index and premium-index klines (`/v5/market/{mark,index,premium-index}-price-kline`, their
  * closes; the open minute partial: dropped) and open interest per 5 minutes
  * (`/v5/market/open-interest`, `intervalTime=5min`, 200 a page newest first, older pages by
- * `cursor`; the value stamped T is the one at T).
+ * `cursor`, asked in windows of one page; the value stamped T is the one at T).
  */
 import type { DerivativesInput } from '../domain/derivatives';
 import { openInterestRow, priceKlineRow, resultList } from './bybit-wire';
@@ -17,8 +17,8 @@ const FIVE_MINUTES = 300_000;
 /** Minute klines per request (the venue's largest page). */
 export const HISTORY_KLINES = 1_000;
 const OPEN_INTEREST_PAGE = 200;
-/** Pages of one open-interest walk at most: a cursor that never ends cannot loop. */
-const MAX_OPEN_INTEREST_PAGES = 10_000;
+/** Cursor pages within one window at most: a cursor that never ends cannot loop. */
+const MAX_CURSOR_PAGES = 20;
 
 interface Ask {
   http: VenueHttp;
@@ -62,29 +62,32 @@ export async function pastMinutes(a: Ask, startMs: number, endMs: number): Promi
 export async function openInterestHistory(a: Ask, startMs: number, endMs: number): Promise<OpenInterestPoint[]> {
   const byBucket = new Map<number, string>();
   // Stamps are bucket closes: the buckets [startMs, endMs] close in [startMs + 5 min, endMs + 5 min].
-  const from = Math.ceil((startMs + FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES;
+  // Asked in windows of one page: which end of a longer range a page keeps is not documented.
+  const first = Math.ceil((startMs + FIVE_MINUTES) / FIVE_MINUTES) * FIVE_MINUTES;
   const to = Math.min(endMs + FIVE_MINUTES, a.now);
-  if (from > to) return [];
-  let cursor = '';
-  for (let page = 0; page < MAX_OPEN_INTEREST_PAGES; page++) {
-    const query = { category: 'linear', symbol: a.symbol, intervalTime: '5min', startTime: from, endTime: to, limit: OPEN_INTEREST_PAGE, ...(cursor ? { cursor } : {}) };
-    const answer = resultList(a.sink, await a.http.json({ method: 'GET', path: '/v5/market/open-interest', query, weight: 1 }), 'open-interest');
-    if (!answer) break;
-    let oldest = Infinity;
-    for (const raw of answer.list) {
-      const r = a.sink.parse(openInterestRow, raw, (x) => Number((x as { timestamp?: unknown } | null)?.timestamp));
-      if (!r) continue;
-      oldest = Math.min(oldest, r.timestamp);
-      if (r.timestamp % FIVE_MINUTES !== 0 || r.timestamp < from || r.timestamp > to) {
-        a.sink.reject('range', `open interest at ${r.timestamp} is not what was asked`, r.timestamp);
-        continue;
+  for (let from = first; from <= to; from += OPEN_INTEREST_PAGE * FIVE_MINUTES) {
+    const until = Math.min(to, from + (OPEN_INTEREST_PAGE - 1) * FIVE_MINUTES);
+    let cursor = '';
+    // The cursor only if the venue answers a window in shorter pages.
+    for (let page = 0; page < MAX_CURSOR_PAGES; page++) {
+      const query = { category: 'linear', symbol: a.symbol, intervalTime: '5min', startTime: from, endTime: until, limit: OPEN_INTEREST_PAGE, ...(cursor ? { cursor } : {}) };
+      const answer = resultList(a.sink, await a.http.json({ method: 'GET', path: '/v5/market/open-interest', query, weight: 1 }), 'open-interest');
+      if (!answer) break;
+      let oldest = Infinity;
+      for (const raw of answer.list) {
+        const r = a.sink.parse(openInterestRow, raw, (x) => Number((x as { timestamp?: unknown } | null)?.timestamp));
+        if (!r) continue;
+        oldest = Math.min(oldest, r.timestamp);
+        if (r.timestamp % FIVE_MINUTES !== 0 || r.timestamp < from || r.timestamp > until) {
+          a.sink.reject('range', `open interest at ${r.timestamp} is not what was asked`, r.timestamp);
+          continue;
+        }
+        const oi = a.sink.openInterest(r.timestamp, r.singleOpenInterest ?? r.openInterest, a.scale);
+        if (oi !== null) byBucket.set(r.timestamp - FIVE_MINUTES, oi);
       }
-      const oi = a.sink.openInterest(r.timestamp, r.openInterest, a.scale);
-      if (oi !== null) byBucket.set(r.timestamp - FIVE_MINUTES, oi);
+      if (!answer.cursor || answer.cursor === cursor || answer.list.length === 0 || oldest <= from) break;
+      cursor = answer.cursor;
     }
-    // The last page: no cursor, a short page, or one that reached the range's start.
-    if (!answer.cursor || answer.cursor === cursor || answer.list.length < OPEN_INTEREST_PAGE || oldest <= from) break;
-    cursor = answer.cursor;
   }
   return [...byBucket].sort((x, y) => x[0] - y[0]).map(([time, openInterest]) => ({ time, openInterest }));
 }

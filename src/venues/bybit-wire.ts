@@ -11,8 +11,8 @@ import type { AnswerProblem } from './venue-http';
 
 /** Milliseconds since the epoch, as Bybit writes them: a digit string, or a number. */
 export const msText = z.union([epochMs, z.string().regex(/^\d{1,16}$/).transform(Number)]);
-/** A book side's price; "" while the side is empty. */
-const bookPrice = z.union([decimalText, z.literal('')]);
+/** A decimal, or "" where the venue has none (an empty book side, a dated future's rate). */
+const decimalOrEmpty = z.union([decimalText, z.literal('')]);
 
 const envelope = z.object({ retCode: z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]), retMsg: z.string().optional() });
 const listResult = z.object({ result: z.object({ list: z.array(z.unknown()), nextPageCursor: z.string().optional() }) });
@@ -50,18 +50,23 @@ export const klineRow = z.tuple([msText, decimalText, decimalText, decimalText, 
 /** The mark, index and premium-index klines: [start, open, high, low, close]. */
 export const priceKlineRow = z.tuple([msText, decimalText, decimalText, decimalText, decimalText]).rest(z.unknown());
 export const fundingRow = z.object({ symbol: z.string(), fundingRate: decimalText, fundingRateTimestamp: msText });
-/** /v5/market/open-interest: the value at `timestamp`. */
-export const openInterestRow = z.object({ openInterest: decimalText, timestamp: msText });
+/**
+ * /v5/market/open-interest: the value at `timestamp`. Since 2026 `openInterest` counts both
+ * sides and `singleOpenInterest` one side, as every other venue does; older answers have only
+ * `openInterest`, one side.
+ */
+export const openInterestRow = z.object({ openInterest: decimalText, singleOpenInterest: decimalText.optional(), timestamp: msText });
 
 /** The ticker fields of the context; a socket delta carries only those that changed. */
 export const tickerFields = z.object({
   symbol: z.string(),
-  markPrice: decimalText.optional(),
-  indexPrice: decimalText.optional(),
-  openInterest: decimalText.optional(),
-  fundingRate: decimalText.optional(),
-  bid1Price: bookPrice.optional(),
-  ask1Price: bookPrice.optional(),
+  markPrice: decimalOrEmpty.optional(),
+  indexPrice: decimalOrEmpty.optional(),
+  openInterest: decimalOrEmpty.optional(),
+  singleOpenInterest: decimalOrEmpty.optional(),
+  fundingRate: decimalOrEmpty.optional(),
+  bid1Price: decimalOrEmpty.optional(),
+  ask1Price: decimalOrEmpty.optional(),
 });
 export type TickerFields = z.infer<typeof tickerFields>;
 

@@ -26,8 +26,11 @@ const INSTRUMENTS_TTL_MS = 600_000;
 const MINUTE = 60_000;
 /** Bybit asks for a ping at least every 20 s. */
 const PING_EVERY_MS = 20_000;
-/** Topics per subscribe frame: the venue's documented bound for a request's args. */
+/** Topics per subscribe frame (the spot stream's bound; linear has none, but short frames fail alone). */
 const TOPICS_PER_FRAME = 10;
+/** The closed minute's premium kline is asked again this often while the minute may still settle. */
+const PREMIUM_RETRY_MS = 1_000;
+const PREMIUM_ATTEMPTS = 3;
 /** The service's timeframes as Bybit's `interval` names them. */
 const INTERVALS: Record<CandleTimeframe, string> = { '1m': '1', '5m': '5', '15m': '15', '1h': '60', '4h': '240', '1d': 'D' };
 
@@ -35,6 +38,8 @@ const INTERVALS: Record<CandleTimeframe, string> = { '1m': '1', '5m': '5', '15m'
 interface Ticker extends Known {
   bid?: string;
   ask?: string;
+  /** The venue sends one side's open interest (`singleOpenInterest`): its both-sides `openInterest` is not read. */
+  oneSide?: boolean;
 }
 
 export class BybitVenue implements VenueAdapter {
@@ -55,8 +60,9 @@ export class BybitVenue implements VenueAdapter {
       weightPerMinute: o.weightPerMinute,
       observer: o.observer,
       now: o.now,
-      // "403, access too frequent": the IP is banned for at least 10 minutes.
+      // "403, access too frequent": the IP is banned for at least 10 minutes; 600 requests per 5 s.
       ban: { status: 403, ms: 600_000 },
+      burst: { requests: 500, windowMs: 5_000 },
       answerProblem: bybitProblem,
     });
     this.scales = scalesOf(o.symbolMap, this.id);
@@ -92,15 +98,17 @@ export class BybitVenue implements VenueAdapter {
     do {
       const query = { category: 'linear', limit: INSTRUMENTS_PAGE, ...(cursor ? { cursor } : {}) };
       const answer = resultList(sink, await this.http.json({ method: 'GET', path: '/v5/market/instruments-info', query, weight: 1 }), 'instruments-info');
-      for (const raw of answer?.list ?? []) {
+      // Never cache a broken answer: every symbol would look unlisted for 10 minutes.
+      if (!answer) throw new Error('bybit instruments-info answered no list');
+      for (const raw of answer.list) {
         const r = sink.parse(instrumentRow, raw, () => undefined);
         if (!r || r.contractType !== 'LinearPerpetual' || r.status !== 'Trading') continue;
         if (r.fundingInterval > 0 && r.fundingInterval % 60 === 0) intervals.set(r.symbol, r.fundingInterval / 60);
         else sink.reject('values', `${r.symbol}: funding interval of ${r.fundingInterval} minutes is not whole hours`);
       }
-      cursor = answer && answer.cursor !== cursor ? answer.cursor : '';
+      cursor = answer.cursor !== cursor ? answer.cursor : '';
     } while (cursor);
-    this.instruments = { at: now, intervals };
+    if (intervals.size > 0) this.instruments = { at: now, intervals };
     return intervals;
   }
 
@@ -114,7 +122,7 @@ export class BybitVenue implements VenueAdapter {
     const sink = new RowSink(this.id, this.o.observer);
     const answer = resultList(sink, json, 'kline');
     if (!answer) return { rows: [], rejectedTimes: null };
-    // Newest first, ending with the candle still open: only those closed by now are kept.
+    // Newest first, beginning with the candle still open: only those closed by now are kept.
     const page = sink.candlePage(answer.list, { what: 'kline', noun: 'kline', tf, startMs, endMs, closedBy: this.o.now(), scale: this.scales.get(symbol) }, (raw) => {
       const k = sink.parse(klineRow, raw, (r) => (Array.isArray(r) ? Number(r[0]) : undefined));
       return k && { time: k[0], open: k[1], high: k[2], low: k[3], close: k[4], volume: k[5], quoteVolume: k[6] };
@@ -122,18 +130,17 @@ export class BybitVenue implements VenueAdapter {
     return { rows: page.rows.sort((a, b) => a.time - b.time), rejectedTimes: page.rejectedTimes };
   }
 
-  /** Settlements in [startMs, endMs ?? now], each its hour's, all pages (newest first, walked back), ascending. */
+  /**
+   * Settlements in [startMs, endMs ?? now], each its hour's, ascending. Asked by `endTime` alone
+   * (the documented 200 up to it, newest first), walked back until a page reaches `startMs`:
+   * which end of a longer [startTime, endTime] a page keeps is not documented.
+   */
   async funding(symbol: string, startMs: number, endMs?: number): Promise<FundingRateInput[]> {
     const sink = new RowSink(this.id, this.o.observer);
     const byHour = new Map<number, FundingRateInput>();
     let to = endMs ?? this.o.now();
     while (to >= startMs) {
-      const json = await this.http.json({
-        method: 'GET',
-        path: '/v5/market/funding/history',
-        query: { category: 'linear', symbol, startTime: startMs, endTime: to, limit: FUNDING_PAGE },
-        weight: 1,
-      });
+      const json = await this.http.json({ method: 'GET', path: '/v5/market/funding/history', query: { category: 'linear', symbol, endTime: to, limit: FUNDING_PAGE }, weight: 1 });
       const answer = resultList(sink, json, 'funding/history');
       if (!answer) break;
       let oldest = Infinity;
@@ -141,8 +148,9 @@ export class BybitVenue implements VenueAdapter {
         const r = sink.parse(fundingRow, raw, (x) => Number((x as { fundingRateTimestamp?: unknown } | null)?.fundingRateTimestamp));
         if (!r) continue;
         oldest = Math.min(oldest, r.fundingRateTimestamp);
-        if (r.symbol !== symbol || r.fundingRateTimestamp < startMs || r.fundingRateTimestamp > to) {
-          sink.reject('range', `funding of ${r.symbol} at ${r.fundingRateTimestamp}, asked ${symbol} in [${startMs}, ${to}]`, r.fundingRateTimestamp);
+        if (r.fundingRateTimestamp < startMs) continue; // the page reaches before the range
+        if (r.symbol !== symbol || r.fundingRateTimestamp > to) {
+          sink.reject('range', `funding of ${r.symbol} at ${r.fundingRateTimestamp}, asked ${symbol} up to ${to}`, r.fundingRateTimestamp);
           continue;
         }
         const row = sink.funding(r.fundingRateTimestamp, r.fundingRate);
@@ -150,7 +158,7 @@ export class BybitVenue implements VenueAdapter {
         if (byHour.has(row.time)) sink.reject('duplicate', `second funding settlement in hour ${row.time}`, r.fundingRateTimestamp);
         else byHour.set(row.time, row);
       }
-      if (answer.list.length < FUNDING_PAGE || oldest > to) break;
+      if (answer.list.length < FUNDING_PAGE || oldest > to || oldest <= startMs) break;
       to = oldest - 1;
     }
     return [...byHour.values()].sort((a, b) => a.time - b.time);
@@ -188,16 +196,22 @@ export class BybitVenue implements VenueAdapter {
     return { http: this.http, sink: new RowSink(this.id, this.o.observer), symbol, scale: this.scales.get(symbol), now: this.o.now() };
   }
 
-  /** The premium index at the close of the minute opening at `minuteOpen`, or null (not yet closed, or absent). */
-  private async minutePremium(symbol: string, minuteOpen: number): Promise<string | null> {
+  /**
+   * The premium index at the close of the minute opening at `minuteOpen`, asked up to `attempts`
+   * times a second apart while the venue has not closed that kline; null if it never does.
+   */
+  private async minutePremium(symbol: string, minuteOpen: number, attempts = 1): Promise<string | null> {
     const sink = new RowSink(this.id, this.o.observer);
     const query = { category: 'linear', symbol, interval: '1', start: minuteOpen, end: minuteOpen, limit: 1 };
-    const json = await this.http.json({ method: 'GET', path: '/v5/market/premium-index-price-kline', query, weight: 1 });
-    for (const raw of resultList(sink, json, 'premium-index-price-kline')?.list ?? []) {
-      const k = sink.parse(priceKlineRow, raw, (r) => (Array.isArray(r) ? Number(r[0]) : undefined));
-      if (k && k[0] === minuteOpen) return k[4];
+    for (let attempt = 1; ; attempt++) {
+      const json = await this.http.json({ method: 'GET', path: '/v5/market/premium-index-price-kline', query, weight: 1 });
+      for (const raw of resultList(sink, json, 'premium-index-price-kline')?.list ?? []) {
+        const k = sink.parse(priceKlineRow, raw, (r) => (Array.isArray(r) ? Number(r[0]) : undefined));
+        if (k && k[0] === minuteOpen) return k[4];
+      }
+      if (attempt >= attempts) return null;
+      await new Promise((r) => setTimeout(r, PREMIUM_RETRY_MS));
     }
-    return null;
   }
 
   follow(symbols: readonly string[], h: CandleStreamHandlers): CandleStream {
@@ -212,7 +226,10 @@ export class BybitVenue implements VenueAdapter {
     };
     const stopPoll = h.onContext
       ? pollClosedMinutes(symbols, this.o.now, async (symbol, minuteOpen) => {
-          tickers.get(symbol)!.premium = await this.minutePremium(symbol, minuteOpen);
+          const premium = await this.minutePremium(symbol, minuteOpen, PREMIUM_ATTEMPTS);
+          // Down, or not yet snapshotted since a reconnect: the prices held are old, never a minute's.
+          if (!snapshotted.has(symbol)) return;
+          tickers.get(symbol)!.premium = premium;
           emit(symbol, minuteOpen + MINUTE - 1); // the values at the minute's close
         })
       : null;
@@ -225,6 +242,7 @@ export class BybitVenue implements VenueAdapter {
       observer: this.o.observer,
       subscribe: (ws) => {
         snapshotted.clear();
+        for (const symbol of symbols) tickers.set(symbol, { premium: tickers.get(symbol)!.premium });
         for (let i = 0; i < topics.length; i += TOPICS_PER_FRAME) ws.send(JSON.stringify({ op: 'subscribe', req_id: `mds-${i / TOPICS_PER_FRAME}`, args: topics.slice(i, i + TOPICS_PER_FRAME) }));
       },
       ping: (ws) => ws.send('{"op":"ping"}'),
@@ -237,10 +255,8 @@ export class BybitVenue implements VenueAdapter {
         if (!m.topic.startsWith('tickers.') || !h.onContext) return;
         const t = sink.parse(tickersMessage, msg, () => undefined);
         if (!t || !tickers.has(t.data.symbol)) return;
-        if (t.type === 'snapshot') {
-          tickers.set(t.data.symbol, { premium: tickers.get(t.data.symbol)!.premium });
-          snapshotted.add(t.data.symbol);
-        } else if (!snapshotted.has(t.data.symbol)) return;
+        if (t.type === 'snapshot') snapshotted.add(t.data.symbol);
+        else if (!snapshotted.has(t.data.symbol)) return;
         mergeTicker(tickers.get(t.data.symbol)!, t.data);
         emit(t.data.symbol);
       },
@@ -277,12 +293,18 @@ export class BybitVenue implements VenueAdapter {
   }
 }
 
-/** Fold a ticker (a snapshot, or a delta's changed fields) into what is known; returns it. */
+/**
+ * Fold a ticker (a snapshot, or a delta's changed fields) into what is known; returns it. An
+ * empty value is unknown, except a book side's: that side is empty.
+ */
 function mergeTicker(k: Ticker, t: TickerFields): Ticker {
-  if (t.markPrice !== undefined) k.markPrice = t.markPrice;
-  if (t.indexPrice !== undefined) k.oraclePrice = t.indexPrice;
-  if (t.openInterest !== undefined) k.openInterest = t.openInterest;
-  if (t.fundingRate !== undefined) k.fundingRate = t.fundingRate;
+  if (t.markPrice) k.markPrice = t.markPrice;
+  if (t.indexPrice) k.oraclePrice = t.indexPrice;
+  if (t.singleOpenInterest) {
+    k.openInterest = t.singleOpenInterest;
+    k.oneSide = true;
+  } else if (t.openInterest && !k.oneSide) k.openInterest = t.openInterest;
+  if (t.fundingRate) k.fundingRate = t.fundingRate;
   if (t.bid1Price !== undefined) k.bid = t.bid1Price;
   if (t.ask1Price !== undefined) k.ask = t.ask1Price;
   k.midPrice = k.bid && k.ask ? midOf(k.bid, k.ask) : null;

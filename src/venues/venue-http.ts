@@ -27,6 +27,8 @@ export interface VenueHttpOptions {
   ban?: { status: number; ms: number };
   /** A venue that reports errors inside a 200 answer (Bybit's `retCode`): the problem, or null for data. */
   answerProblem?: (json: unknown, headers: Headers) => AnswerProblem | null;
+  /** A short-window request limit besides the weight per minute (Bybit: 600 per 5 s per IP). */
+  burst?: { requests: number; windowMs: number };
 }
 
 /**
@@ -81,6 +83,7 @@ function reasonOf(status: number, body: string): string {
 
 export class VenueHttp {
   readonly budget: WeightBudget;
+  private readonly burst: WeightBudget | null;
   private readonly observer: VenueObserver;
   private readonly attempts: number;
   private readonly timeoutMs: number;
@@ -92,6 +95,7 @@ export class VenueHttp {
   constructor(private readonly o: VenueHttpOptions) {
     this.now = o.now ?? Date.now;
     this.budget = new WeightBudget(o.weightPerMinute, this.now, (ms) => this.sleep(ms));
+    this.burst = o.burst ? this.endpointBudget(o.burst.requests, o.burst.windowMs) : null;
     this.observer = o.observer ?? NO_OBSERVER;
     this.attempts = o.attempts ?? 6;
     this.timeoutMs = o.timeoutMs ?? 15_000;
@@ -113,6 +117,7 @@ export class VenueHttp {
     let rateLimited = 0;
     for (let attempt = 0; ; attempt++) {
       await req.endpointBudget?.take(1);
+      await this.burst?.take(1);
       await this.budget.take(req.weight);
       this.totals.requests++;
       this.spend(req.weight);

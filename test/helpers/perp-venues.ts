@@ -57,7 +57,7 @@ export const PERP_VENUES: readonly PerpVenueCase[] = [
     pastClose: async (sim, kind, minute) =>
       ((await bybitList(`${sim.env.BYBIT_API_URL}/v5/market/${BYBIT_KLINES[kind]}?category=linear&symbol=BTCUSDT&interval=1&start=${minute}&end=${minute}&limit=1`)) as string[][])[0][4],
     openInterestAt: async (sim, stamp) =>
-      ((await bybitList(`${sim.env.BYBIT_API_URL}/v5/market/open-interest?category=linear&symbol=BTCUSDT&intervalTime=5min&startTime=${stamp}&endTime=${stamp}&limit=1`)) as Array<{ openInterest: string }>)[0].openInterest,
+      ((await bybitList(`${sim.env.BYBIT_API_URL}/v5/market/open-interest?category=linear&symbol=BTCUSDT&intervalTime=5min&startTime=${stamp}&endTime=${stamp}&limit=1`)) as Array<{ singleOpenInterest: string }>)[0].singleOpenInterest,
     historyKinds: /price-kline|open-interest/,
   },
 ];

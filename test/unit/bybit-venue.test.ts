@@ -85,7 +85,7 @@ describe('Bybit adapter on recorded answers', () => {
     now = 1706803708087;
   });
 
-  it('reads recorded funding history (newest first, string stamps) ascending, asking startTime with endTime', async () => {
+  it('reads recorded funding history (newest first, string stamps) ascending, asking by endTime', async () => {
     now = 1679706000000;
     expect(await venue().funding('BTCUSDT', 1679587200000, 1679702400000)).toEqual([
       { time: 1679587200000, rate: '0.0001' },
@@ -94,7 +94,7 @@ describe('Bybit adapter on recorded answers', () => {
       { time: 1679673600000, rate: '-0.00230379' },
       { time: 1679702400000, rate: '0.0001' },
     ]);
-    expect(asked.at(-1)).toBe('/v5/market/funding/history?category=linear&symbol=BTCUSDT&startTime=1679587200000&endTime=1679702400000&limit=200');
+    expect(asked.at(-1)).toBe('/v5/market/funding/history?category=linear&symbol=BTCUSDT&endTime=1679702400000&limit=200');
     now = 1706803708087;
   });
 
@@ -144,19 +144,45 @@ describe('Bybit adapter on recorded answers', () => {
     now = 1706803708087;
   });
 
-  it('follows a full page of open interest by its cursor', async () => {
+  it('asks open interest in windows of one page, following the cursor where a window comes in shorter pages', async () => {
     const stamp = 1739725200000;
-    const full = Array.from({ length: 200 }, (_, i) => ({ openInterest: '62129.455', timestamp: String(stamp - i * 300_000) }));
-    const cursor = 'lastid%3D10860016%26lasttime%3D1739725200';
-    routes['/v5/market/open-interest'] = () => ({ ...(body('open_interest') as object), result: { symbol: 'BTCUSDT', category: 'linear', list: asked.at(-1)!.includes('cursor=') ? full.slice(0, 1).map((r) => ({ ...r, timestamp: String(stamp - 200 * 300_000) })) : full, nextPageCursor: cursor } });
+    // Answers each window newest first, 100 a page, older pages by cursor (lasttime in seconds).
+    routes['/v5/market/open-interest'] = () => {
+      const q = new URL(`http://x${asked.at(-1)!}`).searchParams;
+      const before = q.get('cursor') ? Number(/lasttime=(\d+)/.exec(decodeURIComponent(q.get('cursor')!))![1]) * 1000 : Infinity;
+      const stamps: number[] = [];
+      for (let t = Math.min(Number(q.get('endTime')), before - 300_000); t >= Number(q.get('startTime')) && stamps.length < 100; t -= 300_000) stamps.push(t);
+      const more = stamps.length === 100 && stamps.at(-1)! > Number(q.get('startTime'));
+      const list = stamps.map((t) => ({ openInterest: '62129.45500000', timestamp: String(t) }));
+      return { ...(body('open_interest') as object), result: { symbol: 'BTCUSDT', category: 'linear', list, nextPageCursor: more ? encodeURIComponent(`lastid=1&lasttime=${stamps.at(-1)! / 1000}`) : '' } };
+    };
     try {
       now = 1739725954780;
       const points = await venue().openInterestHistory('BTCUSDT', stamp - 201 * 300_000, stamp - 300_000);
-      expect(points).toHaveLength(201);
-      expect(asked.at(-1)).toContain(`cursor=${encodeURIComponent(cursor)}`);
+      expect(points.map((p) => p.time)).toEqual(Array.from({ length: 201 }, (_, i) => stamp - (201 - i) * 300_000));
+      // The first window (200 stamps) in two pages, the second (one stamp) in one.
+      const windows = asked.filter((q) => q.startsWith('/v5/market/open-interest')).slice(-3);
+      expect(windows.map((q) => [/startTime=(\d+)/.exec(q)![1], q.includes('cursor=')])).toEqual([
+        [String(stamp - 200 * 300_000), false],
+        [String(stamp - 200 * 300_000), true],
+        [String(stamp), false],
+      ]);
     } finally {
       routes['/v5/market/open-interest'] = () => body('open_interest');
       now = 1706803708087;
+    }
+  });
+
+  it("reads one side of open interest where today's venue sends both (singleOpenInterest beside the both-sides openInterest)", async () => {
+    // The recorded ticker as the venue has sent it since 2026: its value as one side, twice it as both.
+    const recordedTicker = body('tickers') as { result: { list: Array<Record<string, string>> } };
+    const t = recordedTicker.result.list[0];
+    routes['/v5/market/tickers'] = () => ({ ...recordedTicker, result: { ...recordedTicker.result, list: [{ ...t, openInterest: '451533.586', singleOpenInterest: t.openInterest }] } });
+    try {
+      const [u] = await venue().contexts(['BTCUSDT']);
+      expect(u.context.openInterest).toBe('225766.793');
+    } finally {
+      routes['/v5/market/tickers'] = () => body('tickers');
     }
   });
 

@@ -97,10 +97,10 @@ export function bybitPremiumKline(openTime: number, premiums: readonly number[])
 
 export const bybitFunding = (symbol: string, f: { time: number; rate: number }) => ({ symbol, fundingRate: bybitRate(f.rate), fundingRateTimestamp: String(f.time) });
 
-/** An open-interest row: the value on the lot, written with 8 places ("62129.45500000"). */
-export function bybitOpenInterest(coin: string, c: RawContext, t: number): { openInterest: string; timestamp: string } {
+/** An open-interest row: both sides and one side on the lot, with 8 places ("62129.45500000") and as the lot. */
+export function bybitOpenInterest(coin: string, c: RawContext, t: number): { openInterest: string; singleOpenInterest: string; timestamp: string } {
   const k = contractOf(coin);
-  return { openInterest: Number(bybitQuantity(k, c.openInterest)).toFixed(8), timestamp: String(t) };
+  return { openInterest: Number(bybitQuantity(k, 2 * c.openInterest)).toFixed(8), singleOpenInterest: bybitQuantity(k, c.openInterest), timestamp: String(t) };
 }
 
 /** One instruments-info entry, in the order Bybit sends its keys. */

@@ -149,7 +149,7 @@ function openInterest(ctx: SimContext, q: URLSearchParams): object {
   const oldest = Math.max(start ?? 0, now - OPEN_INTEREST_HORIZON_MS, ctx.market.listedAt());
   const newest = Math.min(end ?? now, now, before === null ? Infinity : before - 1);
   const coin = coinOf('bybit', symbol);
-  const list: Array<{ openInterest: string; timestamp: string }> = [];
+  const list: Array<ReturnType<typeof bybitOpenInterest>> = [];
   for (let t = Math.floor(newest / step) * step; t >= oldest && list.length < limit; t -= step) list.push(bybitOpenInterest(coin, modelContext(coin, t), t));
   const last = list.length === 0 ? undefined : Number(list[list.length - 1].timestamp);
   const more = last !== undefined && last - step >= oldest;

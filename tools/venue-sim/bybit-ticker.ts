@@ -18,7 +18,7 @@ const DAY = 86_400_000;
 /** The tickers stream's fields, in the recorded snapshot's order. */
 export const STREAM_TICKER_KEYS = [
   'symbol', 'tickDirection', 'price24hPcnt', 'lastPrice', 'prevPrice24h', 'highPrice24h', 'lowPrice24h', 'prevPrice1h', 'markPrice', 'indexPrice',
-  'openInterest', 'openInterestValue', 'turnover24h', 'volume24h', 'nextFundingTime', 'fundingRate', 'bid1Price', 'bid1Size', 'ask1Price', 'ask1Size',
+  'openInterest', 'singleOpenInterest', 'openInterestValue', 'singleOpenInterestValue', 'turnover24h', 'volume24h', 'nextFundingTime', 'fundingRate', 'bid1Price', 'bid1Size', 'ask1Price', 'ask1Size',
 ] as const;
 
 export type BybitTicker = Record<(typeof STREAM_TICKER_KEYS)[number], string>;
@@ -66,8 +66,11 @@ export function bybitTicker(market: SimMarket, symbol: string, t: number): Bybit
     prevPrice1h: scaledPrice(k, priceAt(t - HOUR)),
     markPrice: scaledPrice(k, c.markPrice, false),
     indexPrice: scaledPrice(k, c.oraclePrice, false),
-    openInterest: bybitQuantity(k, c.openInterest),
-    openInterestValue: (c.openInterest * c.markPrice).toFixed(2),
+    // Both sides since the venue's 2026 change; one side (the other venues' measure) in `single*`.
+    openInterest: bybitQuantity(k, 2 * c.openInterest),
+    singleOpenInterest: bybitQuantity(k, c.openInterest),
+    openInterestValue: (2 * c.openInterest * c.markPrice).toFixed(2),
+    singleOpenInterestValue: (c.openInterest * c.markPrice).toFixed(2),
     turnover24h: quote.toFixed(4),
     volume24h: volume.toFixed(4),
     nextFundingTime: String(market.nextSettlement('bybit', coin, t)),
@@ -84,7 +87,8 @@ export function bybitRestTicker(v: BybitTicker): Record<string, string> {
   return {
     symbol: v.symbol, lastPrice: v.lastPrice, indexPrice: v.indexPrice, markPrice: v.markPrice, prevPrice24h: v.prevPrice24h,
     price24hPcnt: v.price24hPcnt, highPrice24h: v.highPrice24h, lowPrice24h: v.lowPrice24h, prevPrice1h: v.prevPrice1h,
-    openInterest: v.openInterest, openInterestValue: v.openInterestValue, turnover24h: v.turnover24h, volume24h: v.volume24h,
+    openInterest: v.openInterest, singleOpenInterest: v.singleOpenInterest, openInterestValue: v.openInterestValue,
+    singleOpenInterestValue: v.singleOpenInterestValue, turnover24h: v.turnover24h, volume24h: v.volume24h,
     fundingRate: v.fundingRate, nextFundingTime: v.nextFundingTime, predictedDeliveryPrice: '', basisRate: '', deliveryFeeRate: '',
     deliveryTime: '0', ask1Size: v.ask1Size, bid1Price: v.bid1Price, ask1Price: v.ask1Price, bid1Size: v.bid1Size, basis: '',
   };
