@@ -94,6 +94,15 @@ export function baseQuote(symbol: string): { base: string; quote: string } {
   return { base, quote };
 }
 
+/**
+ * A venue's instrument for a symbol: INGEST_SYMBOL_MAP's exception for that venue, else the
+ * venue's own rule (Binance and Bybit name the pair, BTCUSDT; Hyperliquid the coin).
+ */
+export function instrumentOf(map: SymbolMap, venue: string, symbol: string, rule: 'pair' | 'base'): string {
+  const { base, quote } = baseQuote(symbol);
+  return map[symbol]?.[venue]?.instrument ?? (rule === 'pair' ? `${base}${quote}` : base);
+}
+
 /** Venue times within this of a period boundary are aligned to it; farther off, rejected. */
 export const ALIGN_TOLERANCE_MS = 5_000;
 

@@ -7,13 +7,11 @@
  */
 import { z } from 'zod';
 import type { DerivativesInput } from '../domain/derivatives';
-import { pastMinutesOf } from './perp-context';
-import type { VenueHttp } from './venue-http';
-import { decimalText, epochMs, type RowSink } from './venue-rows';
+import { minuteCloses, pastMinutesOf, type HistoryAsk } from './perp-context';
+import { decimalText, epochMs } from './venue-rows';
 import type { OpenInterestPoint } from './venue';
 import type { WeightBudget } from './weight-budget';
 
-const MINUTE = 60_000;
 const FIVE_MINUTES = 300_000;
 /** Minute klines per request (the venue's largest page). */
 export const HISTORY_KLINES = 1_500;
@@ -27,37 +25,21 @@ export const OPEN_INTEREST_HORIZON_MS = 30 * 86_400_000 - 3_600_000;
 const priceKline = z.tuple([epochMs, decimalText, decimalText, decimalText, decimalText]).rest(z.unknown());
 const openInterestRow = z.object({ symbol: z.string(), sumOpenInterest: decimalText, timestamp: epochMs });
 
-interface Ask {
-  http: VenueHttp;
-  sink: RowSink;
-  symbol: string;
-  /** Restates prices (divided) and open interest (multiplied): INGEST_SYMBOL_MAP's contract multiplier. */
-  scale: number | undefined;
-  now: number;
-}
-
 /** Closes of a kind of minute kline opening in [startMs, endMs], closed by `now`, by open time. */
-async function closes(a: Ask, path: string, query: Record<string, string | number>, startMs: number, endMs: number): Promise<Map<number, string>> {
+async function closes(a: HistoryAsk, path: string, query: Record<string, string | number>, startMs: number, endMs: number): Promise<Map<number, string>> {
   const json = await a.http.json({ method: 'GET', path, query: { ...query, interval: '1m', startTime: startMs, endTime: endMs, limit: HISTORY_KLINES }, weight: KLINES_WEIGHT });
-  const out = new Map<number, string>();
   if (!Array.isArray(json)) {
     a.sink.reject('schema', `${path} answer is not an array`);
-    return out;
+    return new Map();
   }
-  for (const raw of json) {
-    const k = a.sink.parse(priceKline, raw, (r) => (Array.isArray(r) ? r[0] : undefined));
-    if (!k) continue;
-    if (k[0] % MINUTE !== 0 || k[0] < startMs || k[0] > endMs) a.sink.reject('range', `${path} kline ${k[0]} outside the asked minutes`, k[0]);
-    else if (k[0] + MINUTE <= a.now) out.set(k[0], k[4]);
-  }
-  return out;
+  return minuteCloses(a, json, priceKline, path, startMs, endMs);
 }
 
 /**
  * The closed minutes opening in [startMs, endMs] (at most HISTORY_KLINES) that have a mark and an
  * index price, ascending; the premium where the venue has it.
  */
-export async function pastMinutes(a: Ask, startMs: number, endMs: number): Promise<DerivativesInput[]> {
+export async function pastMinutes(a: HistoryAsk, startMs: number, endMs: number): Promise<DerivativesInput[]> {
   const [mark, index, premium] = await Promise.all([
     closes(a, '/fapi/v1/markPriceKlines', { symbol: a.symbol }, startMs, endMs),
     closes(a, '/fapi/v1/indexPriceKlines', { pair: a.symbol }, startMs, endMs),
@@ -71,7 +53,7 @@ export async function pastMinutes(a: Ask, startMs: number, endMs: number): Promi
  * venue keeps it, all pages, ascending: a value stamped T is the close of the bucket opening at
  * T - 5 min.
  */
-export async function openInterestHistory(a: Ask, budget: WeightBudget, startMs: number, endMs: number): Promise<OpenInterestPoint[]> {
+export async function openInterestHistory(a: HistoryAsk, budget: WeightBudget, startMs: number, endMs: number): Promise<OpenInterestPoint[]> {
   const byBucket = new Map<number, string>();
   // Stamps are bucket closes: the buckets [startMs, endMs] close in [startMs + 5 min, endMs + 5 min].
   // Asked in windows of one page each: which page a longer range answers first is not documented.

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { FundingRateInput } from '../domain/csv-rows';
-import { baseQuote, scalesOf } from '../domain/ingest-settings';
+import { instrumentOf, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { klinesPage, onKlineEvent } from './binance-klines';
 import { markPriceOf, minuteValues, premiumIndexOf } from './binance-perp-context';
@@ -75,8 +75,7 @@ export class BinancePerpVenue implements VenueAdapter {
 
   /** BTC-USDT -> BTCUSDT: a USD-M perpetual is named by its pair. */
   instrument(symbol: string): string {
-    const { base, quote } = baseQuote(symbol);
-    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? `${base}${quote}`;
+    return instrumentOf(this.o.symbolMap, this.id, symbol, 'pair');
   }
 
   /** The perpetuals trading now (`exchangeInfo`), asked at most hourly. */

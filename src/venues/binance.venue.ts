@@ -6,7 +6,7 @@
  * 418 ban. The combined stream wraps each event as {"stream","data":{"e":"kline","k":{...}}} (with
  * q, n, V, Q); `k.x` is true once, when the kline closes. Server pings every 20 s (ws pongs).
  */
-import { baseQuote, scalesOf } from '../domain/ingest-settings';
+import { instrumentOf, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { klinesPage, onKlineEvent } from './binance-klines';
 import { VenueHttp } from './venue-http';
@@ -45,8 +45,7 @@ export class BinanceVenue implements VenueAdapter {
 
   /** BTC-USDT -> BTCUSDT: Binance names a pair base then quote, no separator. */
   instrument(symbol: string): string {
-    const { base, quote } = baseQuote(symbol);
-    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? `${base}${quote}`;
+    return instrumentOf(this.o.symbolMap, this.id, symbol, 'pair');
   }
 
   async candles(symbol: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {

@@ -7,12 +7,9 @@
  */
 import type { DerivativesInput } from '../domain/derivatives';
 import { openInterestRow, priceKlineRow, resultList } from './bybit-wire';
-import { pastMinutesOf } from './perp-context';
-import type { VenueHttp } from './venue-http';
-import type { RowSink } from './venue-rows';
+import { minuteCloses, pastMinutesOf, type HistoryAsk } from './perp-context';
 import type { OpenInterestPoint } from './venue';
 
-const MINUTE = 60_000;
 const FIVE_MINUTES = 300_000;
 /** Minute klines per request (the venue's largest page). */
 export const HISTORY_KLINES = 1_000;
@@ -20,33 +17,17 @@ const OPEN_INTEREST_PAGE = 200;
 /** Cursor pages within one window at most: a cursor that never ends cannot loop. */
 const MAX_CURSOR_PAGES = 20;
 
-interface Ask {
-  http: VenueHttp;
-  sink: RowSink;
-  symbol: string;
-  /** Restates prices (divided) and open interest (multiplied): INGEST_SYMBOL_MAP's contract multiplier. */
-  scale: number | undefined;
-  now: number;
-}
-
 /** Closes of a kind of minute kline opening in [startMs, endMs], closed by `now`, by open time. */
-async function closes(a: Ask, path: string, startMs: number, endMs: number): Promise<Map<number, string>> {
+async function closes(a: HistoryAsk, path: string, startMs: number, endMs: number): Promise<Map<number, string>> {
   const json = await a.http.json({ method: 'GET', path, query: { category: 'linear', symbol: a.symbol, interval: '1', start: startMs, end: endMs, limit: HISTORY_KLINES }, weight: 1 });
-  const out = new Map<number, string>();
-  for (const raw of resultList(a.sink, json, path)?.list ?? []) {
-    const k = a.sink.parse(priceKlineRow, raw, (r) => (Array.isArray(r) ? Number(r[0]) : undefined));
-    if (!k) continue;
-    if (k[0] % MINUTE !== 0 || k[0] < startMs || k[0] > endMs) a.sink.reject('range', `${path} kline ${k[0]} outside the asked minutes`, k[0]);
-    else if (k[0] + MINUTE <= a.now) out.set(k[0], k[4]);
-  }
-  return out;
+  return minuteCloses(a, resultList(a.sink, json, path)?.list ?? [], priceKlineRow, path, startMs, endMs);
 }
 
 /**
  * The closed minutes opening in [startMs, endMs] (at most HISTORY_KLINES) that have a mark and an
  * index price, ascending; the premium where the venue has it.
  */
-export async function pastMinutes(a: Ask, startMs: number, endMs: number): Promise<DerivativesInput[]> {
+export async function pastMinutes(a: HistoryAsk, startMs: number, endMs: number): Promise<DerivativesInput[]> {
   const [mark, index, premium] = await Promise.all([
     closes(a, '/v5/market/mark-price-kline', startMs, endMs),
     closes(a, '/v5/market/index-price-kline', startMs, endMs),
@@ -59,7 +40,7 @@ export async function pastMinutes(a: Ask, startMs: number, endMs: number): Promi
  * Open interest per 5 minutes for the buckets opening in [startMs, endMs], all pages, ascending:
  * a value stamped T is the close of the bucket opening at T - 5 min.
  */
-export async function openInterestHistory(a: Ask, startMs: number, endMs: number): Promise<OpenInterestPoint[]> {
+export async function openInterestHistory(a: HistoryAsk, startMs: number, endMs: number): Promise<OpenInterestPoint[]> {
   const byBucket = new Map<number, string>();
   // Stamps are bucket closes: the buckets [startMs, endMs] close in [startMs + 5 min, endMs + 5 min].
   // Asked in windows of one page: which end of a longer range a page keeps is not documented.

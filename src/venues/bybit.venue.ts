@@ -8,7 +8,7 @@
  */
 import type { FundingRateInput } from '../domain/csv-rows';
 import type { DerivativesInput } from '../domain/derivatives';
-import { baseQuote, scalesOf } from '../domain/ingest-settings';
+import { instrumentOf, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { openInterestHistory, pastMinutes } from './bybit-history';
 import { bybitProblem, fundingRow, instrumentRow, klineMessage, klineRow, priceKlineRow, resultList, tickerFields, tickersMessage, type TickerFields } from './bybit-wire';
@@ -74,8 +74,7 @@ export class BybitVenue implements VenueAdapter {
 
   /** BTC-USDT -> BTCUSDT: a linear perpetual is named by its pair. */
   instrument(symbol: string): string {
-    const { base, quote } = baseQuote(symbol);
-    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? `${base}${quote}`;
+    return instrumentOf(this.o.symbolMap, this.id, symbol, 'pair');
   }
 
   /** The linear perpetuals trading now (instruments-info). */

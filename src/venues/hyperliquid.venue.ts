@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { CandleInput, FundingRateInput } from '../domain/csv-rows';
 import type { PerpContext } from '../domain/derivatives';
-import { baseQuote, scalesOf } from '../domain/ingest-settings';
+import { instrumentOf, scalesOf } from '../domain/ingest-settings';
 import { TIMEFRAME_MS, type CandleTimeframe } from '../domain/timeframe';
 import { VenueHttp } from './venue-http';
 import { decimalText, decimalTextOrNumber, epochMs, RowSink } from './venue-rows';
@@ -82,7 +82,7 @@ export class HyperliquidVenue implements VenueAdapter {
 
   /** BTC-USDT -> BTC: Hyperliquid names a perpetual by its base coin. */
   instrument(symbol: string): string {
-    return this.o.symbolMap[symbol]?.[this.id]?.instrument ?? baseQuote(symbol).base;
+    return instrumentOf(this.o.symbolMap, this.id, symbol, 'base');
   }
 
   async candles(coin: string, tf: CandleTimeframe, startMs: number, endMs: number): Promise<CandlePage> {

@@ -4,13 +4,40 @@
  * prices, but a closed minute's premium (and on USD-M its open interest and book) must be asked
  * for just after the minute ends.
  */
+import type { z } from 'zod';
 import type { DerivativesInput, PerpContext } from '../domain/derivatives';
+import type { VenueHttp } from './venue-http';
 import type { RowSink } from './venue-rows';
 
 const MINUTE = 60_000;
 /** The closed minute's values are asked this long after it ends (the venue closes its klines first). */
 const MINUTE_POLL_DELAY_MS = 500;
 const MINUTE_POLL_CHECK_MS = 250;
+
+/** One backfill request's context: the venue, where rejections go, the instrument and the clock. */
+export interface HistoryAsk {
+  http: VenueHttp;
+  sink: RowSink;
+  symbol: string;
+  /** Restates prices (divided) and open interest (multiplied): INGEST_SYMBOL_MAP's contract multiplier. */
+  scale: number | undefined;
+  now: number;
+}
+
+/** A price kline as venues send it: [open time, open, high, low, close, ...]. */
+type PriceKline = [number, string, string, string, string, ...unknown[]];
+
+/** The closes of a page of 1m price klines opening in [startMs, endMs] and closed by `a.now`, by open time. */
+export function minuteCloses(a: HistoryAsk, rows: readonly unknown[], row: z.ZodType<PriceKline, unknown>, what: string, startMs: number, endMs: number): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const raw of rows) {
+    const k = a.sink.parse(row, raw, (r) => (Array.isArray(r) ? Number(r[0]) : undefined));
+    if (!k) continue;
+    if (k[0] % MINUTE !== 0 || k[0] < startMs || k[0] > endMs) a.sink.reject('range', `${what} kline ${k[0]} outside the asked minutes`, k[0]);
+    else if (k[0] + MINUTE <= a.now) out.set(k[0], k[4]);
+  }
+  return out;
+}
 
 /** What is known of an instrument's context: the stream's prices and the minute poll's values. */
 export interface Known {

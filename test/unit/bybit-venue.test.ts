@@ -217,7 +217,7 @@ describe('Bybit adapter on recorded answers', () => {
     const contexts: ContextUpdate[] = [];
     const v = venue();
     const stream = v.follow(['BTCUSDT', 'NKNUSDT'], { onConnected() {}, onDisconnected() {}, onClosed: (c) => closed.push(c), onContext: (u) => contexts.push(u) });
-    for (let i = 0; i < 100 && contexts.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && (contexts.length < 2 || closed.length < 1); i++) await new Promise((r) => setTimeout(r, 20));
     stream.close();
     v.close();
     wsFrames = [];
