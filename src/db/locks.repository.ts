@@ -21,12 +21,23 @@ export const LOCK_KEYS = {
 
 /** Class of the per-symbol locks (the object id is hashtext(symbol)). */
 const SYMBOL_LOCK_CLASS = 7_734_214;
+/** Class of the per-series locks of live writes (the object id is the series id). */
+const SERIES_LOCK_CLASS = 7_734_217;
 
 export type LockName = keyof typeof LOCK_KEYS;
 
 /** Take the lock of one symbol (the one `Locks.withSymbolLock` holds) until `tx`'s transaction ends. */
 export async function lockSymbolInTransaction(tx: SqlSession, symbol: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [SYMBOL_LOCK_CLASS, symbol], { prepare: true });
+}
+
+/**
+ * Take one series' lock and its symbol's lock shared until `tx`'s transaction ends: writes of
+ * the symbol's other series that read only their own rows run beside it, while the symbol's
+ * exclusive holders (imports, writes that read several series) wait, and are waited for.
+ */
+export async function lockSeriesInTransaction(tx: SqlSession, symbol: string, seriesId: number): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock_shared($1, hashtext($2)), pg_advisory_xact_lock($3, $4)', [SYMBOL_LOCK_CLASS, symbol, SERIES_LOCK_CLASS, seriesId], { prepare: true });
 }
 
 /** Run `fn` while `session` holds lock `key` (waiting for it). */

@@ -12,7 +12,7 @@ import { FeaturesRepository } from './features.repository';
 import { FundingRepository } from './funding.repository';
 import { IngestRepository } from './ingest.repository';
 import { KeysRepository } from './keys.repository';
-import { Locks, lockSymbolInTransaction } from './locks.repository';
+import { Locks, lockSeriesInTransaction, lockSymbolInTransaction } from './locks.repository';
 import { MultiAssetRepository } from './multi-asset.repository';
 import { Partitions } from './partitions';
 import { QualityRepository } from './quality.repository';
@@ -108,6 +108,17 @@ export class Store implements RoutedRepositories {
   symbolTransaction<T>(symbol: string, fn: (tx: Repositories) => Promise<T>): Promise<T> {
     return this.db.transaction(async (s) => {
       await lockSymbolInTransaction(s, symbol);
+      return fn(this.on(s));
+    });
+  }
+
+  /**
+   * `transaction` holding one series' lock and its symbol's lock shared: for writes that read
+   * only that series (lockSeriesInTransaction).
+   */
+  seriesTransaction<T>(symbol: string, seriesId: number, fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (s) => {
+      await lockSeriesInTransaction(s, symbol, seriesId);
       return fn(this.on(s));
     });
   }

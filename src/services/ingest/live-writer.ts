@@ -62,7 +62,7 @@ class Semaphore {
 }
 
 /** Batches written at once, each in a transaction on a connection of its own. */
-const CONCURRENT_WRITES = 2;
+const CONCURRENT_WRITES = 4;
 
 /**
  * Connections of ingestion's own pool on PostgreSQL: one per writer slot and one for the
@@ -93,14 +93,11 @@ export class LiveWriter {
   private readonly slots = new Semaphore(CONCURRENT_WRITES);
   /** The context minutes' own slot: they end at the same moment as the candles and never wait for a candle slot. */
   private readonly contextSlot = new Semaphore(1);
-  /**
-   * Writes of one symbol (its two venues) wait here, holding nothing, rather than in a slot
-   * waiting for the symbol's database lock: both slots work on different symbols.
-   */
-  private readonly symbols = new KeyedQueue();
+  /** Writes of one series wait here, in order, holding nothing, rather than in a slot waiting for its lock. */
+  private readonly queue = new KeyedQueue();
 
   constructor(
-    private readonly store: Pick<Store, 'symbolTransaction' | 'transaction'>,
+    private readonly store: Pick<Store, 'symbolTransaction' | 'seriesTransaction' | 'transaction'>,
     private readonly features: FeaturePrecomputeService,
     private readonly clock: () => number,
     private readonly onStored: (s: StoredCandles) => void = () => undefined,
@@ -118,7 +115,9 @@ export class LiveWriter {
     const sorted = [...rows].sort((a, b) => a.time - b.time);
     const first = sorted[0].time;
     const last = sorted[sorted.length - 1].time;
-    await this.underLock(series.symbol, async (tx) => {
+    // Only an hour's end reads other series (the premium): the others run beside the symbol's other venues.
+    const readsOthers = TIMEFRAME_MS[tf] >= TIMEFRAME_MS['1h'] || completesBucket(first, last + TIMEFRAME_MS[tf], '1h');
+    await this.underLock(series, readsOthers, async (tx) => {
       await tx.candles.upsert(series.id, tf, oneBatch(sorted));
       await tx.candles.rollUp({ seriesId: series.id, from: tf, startMs: first, endMs: last }, this.clock());
       await this.derive(tx, series, tf, first, last + TIMEFRAME_MS[tf]);
@@ -146,17 +145,19 @@ export class LiveWriter {
   }
 
   /**
-   * `fn` in this symbol's turn, in a writer slot, in one transaction holding the symbol's
-   * database lock (the lock of `Locks.withSymbolLock`, which imports take).
+   * `fn` in this series' turn, in a writer slot, in one transaction holding the symbol's
+   * database lock (the lock of `Locks.withSymbolLock`, which imports take) when it reads other
+   * series, else the series' lock and the symbol's shared.
    */
-  private underLock<T>(symbol: string, fn: (tx: Repositories) => Promise<T>): Promise<T> {
-    return this.symbols.run(symbol, () => this.slots.run(() => this.store.symbolTransaction(symbol, fn)));
+  private underLock<T>(series: SeriesRef, readsOthers: boolean, fn: (tx: Repositories) => Promise<T>): Promise<T> {
+    const run = () => (readsOthers ? this.store.symbolTransaction(series.symbol, fn) : this.store.seriesTransaction(series.symbol, series.id, fn));
+    return this.queue.run(String(series.id), () => this.slots.run(run));
   }
 
   /** Store funding rates of a perpetual series (settling as `intervals` says), then the symbol's funding features. */
   async funding(series: SeriesRef, rows: readonly FundingRateInput[], intervals: SettlementIntervals = HOURLY): Promise<void> {
     if (rows.length === 0) return;
-    await this.underLock(series.symbol, async (tx) => {
+    await this.underLock(series, true, async (tx) => {
       await tx.funding.upsert(series.id, oneBatch(rows), intervals);
       await this.features.on(tx).funding(series.symbol, series.id);
     });
@@ -202,7 +203,7 @@ export class LiveWriter {
       first: b.rows.reduce((t, r) => Math.min(t, r.time), Infinity),
       last: b.rows.reduce((t, r) => Math.max(t, r.time), -Infinity),
     }));
-    await this.symbols.run('derivatives', () =>
+    await this.queue.run('derivatives', () =>
       this.contextSlot.run(() =>
         this.store.transaction(async (tx) => {
           await tx.derivatives.upsertMinutes(written.flatMap((b) => b.rows.map((row) => ({ seriesId: b.series.id, row }))));
