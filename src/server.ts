@@ -14,6 +14,7 @@ import type { Express } from 'express';
 import { liveSettings, openServices, type OpenOptions, type Services } from './composition';
 import { loadConfig, type Config } from './config';
 import { DataDirBusyError } from './db/datadir-lock';
+import { baselineWasmOnly } from './db/pglite.database';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
@@ -193,8 +194,8 @@ function startLaterSeed(config: Config, services: Services, logger: Logger, heal
     const series = await services.store.series.list();
     if (series.length === 0 || series.some((s) => !demo.has(s.symbol))) return;
     const started = Date.now();
-    // Each symbol's garbage collected before the next is made: memory the seed freed is then
-    // reused instead of left in the process for good (collect-garbage.ts).
+    // Each series' and each symbol's garbage collected before the next is made: memory the seed
+    // freed is then reused instead of left in the process for good (collect-garbage.ts).
     const summary = await services.seeder.seedLater(services.clock(), undefined, collectGarbage);
     if (summary) logger.info({ ...summary, duration_ms: Date.now() - started }, 'demo data seeded: further exchanges and the perpetual context');
   })().catch((err: unknown) => logger.error({ err }, 'demo seed of the further exchanges failed'));
@@ -230,6 +231,8 @@ export async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
+  // Embedded, a long-lived process: PGlite's WebAssembly on V8's baseline compiler (pglite.database.ts).
+  if (!config.databaseUrl) baselineWasmOnly();
   let running: RunningServer;
   try {
     running = await startServer(config, logger);

@@ -3,6 +3,7 @@
  * It has a single connection, so a "session" is the instance itself and transactions are
  * serialized by PGlite's own mutex.
  */
+import { setFlagsFromString } from 'node:v8';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client';
@@ -56,6 +57,19 @@ function sessionOf(q: PGlite | Transaction, textRows: PgliteTextReader, inTransa
  * writes fewer evicted pages back.
  */
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
+ * For the same reason, the embedded server (server.ts, before it opens the database) runs
+ * PostgreSQL's WebAssembly compiled by V8's baseline compiler (Liftoff) only: optimizing its hot
+ * functions (TurboFan) runs on V8's worker threads, and glibc keeps each thread's peak of
+ * compilation memory in that thread's arena once freed, most of it reached during the later demo
+ * seed (bench/README.md, embedded). Reads take as long (their time is in JavaScript), bulk
+ * writes longer. V8 reads the flag as it compiles a module: it holds for the rest of the
+ * process, its other modules too.
+ */
+export function baselineWasmOnly(): void {
+  setFlagsFromString('--liftoff-only');
+}
 
 /** `from`: in memory only, the database to start with (a tar of a data directory, pglite-template.ts). */
 export async function createPgliteDatabase(dataDir: string | undefined, bulkLoad = false, from?: Blob): Promise<Database> {

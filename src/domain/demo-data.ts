@@ -1,13 +1,14 @@
 /**
  * Deterministic synthetic market data for the demo data set. Pure: a day's candles depend
  * only on the symbol, the day and the resolution it is generated at, never on the clock.
- *
  * Model: daily log-price anchors follow a seeded random walk from a fixed origin; candles
- * within a day are a Brownian bridge between two anchors (so days always join up). The perpetual trades at a basis of
- * a few basis points over spot. Funding is hourly, a few hundredths of a basis point.
+ * within a day are a Brownian bridge between two anchors (so days always join up). Each perpetual
+ * (DEMO_PERP_MODELS) trades a few basis points over spot with noise of its own; the hourly
+ * funding rate is a few hundredths of a basis point, and h-hourly settlements pay h hours of it.
  */
+import type { FundingRateInput } from './csv-rows';
 import type { PerpContext } from './derivatives';
-import { DAY_MS, MINUTE_MS } from './time';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from './time';
 
 export interface DemoSymbol {
   symbol: string;
@@ -123,13 +124,38 @@ export function demoSpotDay(sym: DemoSymbol, dayStartMs: number, stepMs: number 
   return out;
 }
 
-/**
- * A perpetual's candles for one day of spot candles: spot times one plus the basis (`venue`
- * draws its own noise: Hyperliquid's `basis`, Binance USD-M's `usdm`).
- */
-export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[], venue: 'basis' | 'usdm' = 'basis'): DemoCandle[] {
+/** A demo perpetual's model: the salts of its own draws, its open interest and its settlements. */
+export interface DemoPerpModel {
+  /** Its candles' basis noise; `<salt>-funding` its settlements' noise. */
+  salt: string;
+  /** Its context's draws. */
+  contextSalt: string;
+  /** Its open interest, as a share of the model's. */
+  openInterestShare: number;
+  /** Hours between settlements, and the symbols that settle at another interval. */
+  settlementHours: number;
+  settlementHoursOf?: Readonly<Record<string, number>>;
+  /** Standard deviation of its noise over 8 hours of the hourly rate (0: it pays the hourly rate itself). */
+  fundingNoise: number;
+}
+
+/** The demo's symbol that settles every 4 hours on Bybit (its others every 8). */
+export const DEMO_BYBIT_4H_SYMBOL = 'ETH-USDT';
+
+/** The demo's perpetual exchanges, by catalogue key (domain/exchanges.ts), each with its model. */
+export const DEMO_PERP_MODELS = {
+  perp: { salt: 'basis', contextSalt: 'perp', openInterestShare: 0.4, settlementHours: 1, fundingNoise: 0 },
+  'binance-perp': { salt: 'usdm', contextSalt: 'usdm', openInterestShare: 1, settlementHours: 8, fundingNoise: 0.00002 },
+  'bybit-perp': { salt: 'bybit', contextSalt: 'bybit', openInterestShare: 0.7, settlementHours: 8, settlementHoursOf: { [DEMO_BYBIT_4H_SYMBOL]: 4 }, fundingNoise: 0.00002 },
+} as const satisfies Record<string, DemoPerpModel>;
+
+/** A demo perpetual exchange's catalogue key. */
+export type DemoPerpetual = keyof typeof DEMO_PERP_MODELS;
+
+/** A perpetual's candles for one day of spot candles: spot times one plus the basis, with `venue`'s own noise. */
+export function demoPerpOf(sym: DemoSymbol, spot: DemoCandle[], venue: DemoPerpetual = 'perp'): DemoCandle[] {
   if (spot.length === 0) return [];
-  const r = rng(hash(`${sym.symbol}|${venue}|${spot[0].time}`));
+  const r = rng(hash(`${sym.symbol}|${DEMO_PERP_MODELS[venue].salt}|${spot[0].time}`));
   const round = roundTo(sym.decimals);
   return spot.map((c) => {
     const k = 1 + basisAt(c.time, normal(r));
@@ -164,10 +190,27 @@ export function aggregate(candles: DemoCandle[], periodMs: number): DemoCandle[]
   return out;
 }
 
-/** Binance USD-M's 8-hour settlement at `ms`: eight hours of the hourly model, its own noise. */
-export function demoUsdmFundingRate(sym: DemoSymbol, ms: number): number {
-  const r = rng(hash(`${sym.symbol}|usdm-funding|${ms}`));
-  return Number((8 * demoFundingRate(sym, ms) + 0.00002 * normal(r)).toFixed(8));
+/** Hours between the settlements of `sym` on `venue`. */
+export function demoSettlementHours(sym: DemoSymbol, venue: DemoPerpetual): number {
+  const m: DemoPerpModel = DEMO_PERP_MODELS[venue];
+  return m.settlementHoursOf?.[sym.symbol] ?? m.settlementHours;
+}
+
+/** The settlement of `sym` on `venue` at `ms`: its interval's hours of the hourly model, plus its own noise. */
+export function demoSettlementRate(sym: DemoSymbol, venue: DemoPerpetual, ms: number): number {
+  const m = DEMO_PERP_MODELS[venue];
+  const hours = demoSettlementHours(sym, venue);
+  if (m.fundingNoise === 0) return Number((hours * demoFundingRate(sym, ms)).toFixed(8));
+  const r = rng(hash(`${sym.symbol}|${m.salt}-funding|${ms}`));
+  return Number((hours * demoFundingRate(sym, ms) + ((m.fundingNoise * hours) / 8) * normal(r)).toFixed(8));
+}
+
+/** The settlements of `sym` on `venue` after `afterMs`, up to `toMs`, as stored (8 places). */
+export function demoSettlements(sym: DemoSymbol, venue: DemoPerpetual, afterMs: number, toMs: number): FundingRateInput[] {
+  const period = demoSettlementHours(sym, venue) * HOUR_MS;
+  const rows: FundingRateInput[] = [];
+  for (let t = Math.floor(afterMs / period) * period + period; t <= toMs; t += period) rows.push({ time: t, rate: demoSettlementRate(sym, venue, t).toFixed(8) });
+  return rows;
 }
 
 /** Open interest around which a symbol's demo context moves, in base units. */
@@ -178,17 +221,19 @@ const OPEN_INTEREST_NOTIONAL = 2e9;
  * closes: open interest drifting over days, mark the close, oracle (index) the spot close, mid
  * a hair off the mark, the predicted rate of the coming settlement, the venue's premium.
  */
-export function demoContext(sym: DemoSymbol, venue: 'perp' | 'usdm', ms: number, perpClose: number, spotClose: number): PerpContext {
-  const r = rng(hash(`${sym.symbol}|${venue}|context|${ms}`));
-  const oi = (OPEN_INTEREST_NOTIONAL / sym.price) * (venue === 'perp' ? 0.4 : 1) * (1 + 0.08 * Math.sin((2 * Math.PI * ms) / (2.3 * DAY_MS)) + 0.002 * normal(r));
+export function demoContext(sym: DemoSymbol, venue: DemoPerpetual, ms: number, perpClose: number, spotClose: number): PerpContext {
+  const m = DEMO_PERP_MODELS[venue];
+  const r = rng(hash(`${sym.symbol}|${m.contextSalt}|context|${ms}`));
+  const oi = (OPEN_INTEREST_NOTIONAL / sym.price) * m.openInterestShare * (1 + 0.08 * Math.sin((2 * Math.PI * ms) / (2.3 * DAY_MS)) + 0.002 * normal(r));
   const round = roundTo(sym.decimals + 1);
-  const next = venue === 'perp' ? Math.floor(ms / 3_600_000) * 3_600_000 + 3_600_000 : Math.floor(ms / 28_800_000) * 28_800_000 + 28_800_000;
+  const period = demoSettlementHours(sym, venue) * HOUR_MS;
+  const next = Math.floor(ms / period) * period + period;
   return {
     openInterest: oi.toFixed(3),
     markPrice: perpClose.toFixed(sym.decimals),
     oraclePrice: spotClose.toFixed(sym.decimals),
     midPrice: round(perpClose * (1 + 0.00002 * normal(r))).toFixed(sym.decimals + 1),
-    fundingRate: (venue === 'perp' ? demoFundingRate(sym, next) : demoUsdmFundingRate(sym, next)).toFixed(8),
+    fundingRate: demoSettlementRate(sym, venue, next).toFixed(8),
     premium: ((perpClose - spotClose) / spotClose).toFixed(8),
   };
 }

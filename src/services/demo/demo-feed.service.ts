@@ -1,27 +1,28 @@
 /**
  * The demo feed: while the demo data is served and nothing is ingested, each demo series gets
  * its next 1m candles from the demo model at every minute close (a perpetual also its funding,
- * hourly or 8-hourly, and its context minutes), through the same write path as ingestion, so a fresh offline install stays live
+ * hourly or every few hours as its model says, and its context minutes), through the same write path as ingestion, so a fresh offline install stays live
  * (freshness 1). A series is extended only while its newest candle is the model's own: data a
  * user imported under a demo symbol is never touched. DEMO_FEED=false turns it off.
  */
 import type { Store } from '../../db/store';
 import { CANDLE_TEXT } from '../../domain/candle-text';
 import type { CandleInput } from '../../domain/csv-rows';
-import { DEMO_SYMBOLS, demoFundingRate, demoPerpOf, demoSpotDay, demoUsdmFundingRate, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
+import { DEMO_SYMBOLS, demoSettlements, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
 import { DAY_MS, MINUTE_MS } from '../../domain/time';
-import { FUNDING_INTERVAL_MS, bucketStart, lastClosedOpen } from '../../domain/timeframe';
+import { bucketStart, lastClosedOpen } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
 import type { LiveWriter } from '../ingest/live-writer';
-import { demoContextRows, type DemoPerpetual } from './demo-context';
-import { ALL_DEMO_VENUES, inputs, type DemoVenue } from './demo-seed-rows';
+import { demoContextRows, demoSettlementIntervals, type DemoPerpetual } from './demo-context';
+import { ALL_DEMO_VENUES, demoVenueDay, inputs, type DemoVenue } from './demo-seed-rows';
 import { repeat } from '../runtime/repeat';
 
 /** Longest stretch appended at once (a server stopped for longer leaves the rest as a gap). */
 const MAX_CATCH_UP_MS = DAY_MS;
 
 export class DemoFeedService {
-  private days = new Map<string, Record<DemoVenue, DemoCandle[]>>();
+  /** A symbol's day of spot candles, and each venue's made from them when first asked for. */
+  private days = new Map<string, Map<DemoVenue, DemoCandle[]>>();
 
   constructor(
     private readonly store: Pick<Store, 'series' | 'candles' | 'funding' | 'derivatives'>,
@@ -46,9 +47,9 @@ export class DemoFeedService {
         for (let t = Math.max(newest + MINUTE_MS, last - MAX_CATCH_UP_MS); t <= last; t += MINUTE_MS) rows.push(this.candle(sym, role, t));
         await this.writer.candles({ id, symbol: sym.symbol }, '1m', rows);
         written += rows.length;
-        if (role === 'perp') await this.appendFunding(id, sym, now);
-        if (role === 'binance-perp') await this.appendUsdmFunding(id, sym, now);
-        if (role !== 'spot') await this.appendContext(id, sym, role, last);
+        if (role === 'spot') continue;
+        await this.appendFunding(id, sym, role, now);
+        await this.appendContext(id, sym, role, last);
       }
     }
     this.forgetOldDays(last);
@@ -73,34 +74,23 @@ export class DemoFeedService {
     const key = `${sym.symbol}|${day}`;
     let d = this.days.get(key);
     if (!d) {
-      const spot = demoSpotDay(sym, day);
-      d = { spot, perp: demoPerpOf(sym, spot), 'binance-perp': demoPerpOf(sym, spot, 'usdm') };
+      d = new Map([['spot', demoSpotDay(sym, day)]]);
       this.days.set(key, d);
     }
-    return inputs([d[role][(t - day) / MINUTE_MS]], sym)[0];
-  }
-
-  private async appendFunding(id: number, sym: DemoSymbol, now: number): Promise<void> {
-    const hour = bucketStart(now, '1h');
-    const latest = await this.store.funding.latestTime(id);
-    if (latest === null || latest >= hour) return;
-    const rows = [];
-    for (let t = Math.max(latest + FUNDING_INTERVAL_MS, hour - MAX_CATCH_UP_MS); t <= hour; t += FUNDING_INTERVAL_MS) {
-      rows.push({ time: t, rate: demoFundingRate(sym, t).toFixed(8) });
+    let candles = d.get(role);
+    if (!candles) {
+      candles = demoVenueDay(sym, d.get('spot')!, role);
+      d.set(role, candles);
     }
-    await this.writer.funding({ id, symbol: sym.symbol }, rows);
+    return inputs([candles[(t - day) / MINUTE_MS]], sym)[0];
   }
 
-  /** Binance USD-M's settlements every 8 hours. */
-  private async appendUsdmFunding(id: number, sym: DemoSymbol, now: number): Promise<void> {
-    const period = 8 * FUNDING_INTERVAL_MS;
-    const due = Math.floor(now / period) * period;
+  /** The settlements after the newest one, up to `now` (series the seed gave funding only). */
+  private async appendFunding(id: number, sym: DemoSymbol, role: DemoPerpetual, now: number): Promise<void> {
     const latest = await this.store.funding.latestTime(id);
-    if (latest === null || latest >= due) return;
-    const rows = [];
-    for (let t = Math.max(latest + period, due - MAX_CATCH_UP_MS); t <= due; t += period) rows.push({ time: t, rate: demoUsdmFundingRate(sym, t).toFixed(8) });
-    const f = this.exchanges.byKey('binance-perp')!.funding!;
-    await this.writer.funding({ id, symbol: sym.symbol }, rows, { maxHours: f.maxHours, firstHours: f.defaultHours });
+    if (latest === null) return;
+    const rows = demoSettlements(sym, role, Math.max(latest, now - MAX_CATCH_UP_MS), now);
+    await this.writer.funding({ id, symbol: sym.symbol }, rows, demoSettlementIntervals(this.exchanges, role, sym));
   }
 
   /** The context minutes after the newest one, up to `last` (series the seed gave a context only). */

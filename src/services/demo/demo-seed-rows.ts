@@ -9,7 +9,7 @@ import type { CopyChunks } from '../../db/bulk-upsert';
 import { candleRowFrame, rollupCopyChunks, writeInputRows } from '../../db/candle-rows';
 import { BinaryRows } from '../../encoding/binary-rows';
 import type { CandleInput } from '../../domain/csv-rows';
-import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoSymbol } from '../../domain/demo-data';
+import { DEMO_SYMBOLS, aggregate, demoPerpOf, demoSpotDay, type DemoCandle, type DemoPerpetual, type DemoSymbol } from '../../domain/demo-data';
 import type { BarHistory } from '../../domain/bar-history';
 import { ImportedBars, type RollupBars } from '../../domain/imported-bars';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time';
@@ -23,11 +23,11 @@ export const DEMO_FUNDING_DAYS = 60;
 export const DEMO_GAPPY = { symbol: 'SOL-USDT', venue: 'spot' as const };
 
 /** The catalogue keys of the demo's exchanges. */
-export type DemoVenue = 'spot' | 'perp' | 'binance-perp';
+export type DemoVenue = 'spot' | DemoPerpetual;
 /** Seeded before the server reports healthy (the spec's two exchanges)... */
 export const DEMO_VENUES: readonly DemoVenue[] = ['spot', 'perp'];
 /** ...and these after (DemoSeedService.seedLater). */
-export const DEMO_LATER_VENUES: readonly DemoVenue[] = ['binance-perp'];
+export const DEMO_LATER_VENUES: readonly DemoVenue[] = ['binance-perp', 'bybit-perp'];
 /** Every demo exchange, the feed's. */
 export const ALL_DEMO_VENUES: readonly DemoVenue[] = [...DEMO_VENUES, ...DEMO_LATER_VENUES];
 /**
@@ -66,6 +66,11 @@ function inGaps(t: number, gaps: Array<[number, number]>): boolean {
   return gaps.some(([s, e]) => t >= s && t < e);
 }
 
+/** The candles of `venue` for one day of spot candles. */
+export function demoVenueDay(sym: DemoSymbol, spot: DemoCandle[], venue: DemoVenue): DemoCandle[] {
+  return venue === 'spot' ? spot : demoPerpOf(sym, spot, venue);
+}
+
 /** The candles as stored: prices with the symbol's tick, volumes with 4 decimals. */
 export function inputs(candles: DemoCandle[], sym: DemoSymbol): CandleInput[] {
   return candles.map((c) => ({
@@ -86,26 +91,28 @@ export interface DemoCandles {
 
 /** The candles of `sym` over `w` on the demo's exchanges (`venues` only), the gappy series' gaps cut out. */
 export function demoCandles(sym: DemoSymbol, w: DemoWindow, venues: readonly DemoVenue[] = ALL_DEMO_VENUES): Partial<Record<DemoVenue, DemoCandles>> {
-  const minutes: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
-  const hours: Record<DemoVenue, DemoCandle[]> = { spot: [], perp: [], 'binance-perp': [] };
+  const minutes = new Map(venues.map((v) => [v, [] as DemoCandle[]]));
+  const hours = new Map(venues.map((v) => [v, [] as DemoCandle[]]));
   const cutDay = bucketStart(w.cut, '1d');
   for (let day = bucketStart(w.hourStart, '1d'); day <= w.lastMinute; day += DAY_MS) {
     // Days before the cut day are generated hourly; the rest by the minute.
     const spot = demoSpotDay(sym, day, day < cutDay ? HOUR_MS : MINUTE_MS);
     for (const venue of venues) {
-      const candles = venue === 'spot' ? spot : demoPerpOf(sym, spot, venue === 'perp' ? 'basis' : 'usdm');
+      const candles = demoVenueDay(sym, spot, venue);
       const old = candles.filter((c) => c.time >= w.hourStart && c.time < w.cut);
-      hours[venue].push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
-      minutes[venue].push(...candles.filter((c) => c.time >= w.cut && c.time <= w.lastMinute));
+      hours.get(venue)!.push(...(day < cutDay ? old : aggregate(old, HOUR_MS)));
+      minutes.get(venue)!.push(...candles.filter((c) => c.time >= w.cut && c.time <= w.lastMinute));
     }
   }
   const gaps = minuteGaps(w.lastMinute);
   const hourGaps: Array<[number, number]> = [[w.cut - 30 * DAY_MS + 5 * HOUR_MS, w.cut - 30 * DAY_MS + 7 * HOUR_MS]];
   const stored = (venue: DemoVenue): DemoCandles => {
     const gappy = sym.symbol === DEMO_GAPPY.symbol && venue === DEMO_GAPPY.venue;
+    const h = hours.get(venue)!;
+    const m = minutes.get(venue)!;
     return {
-      hours: inputs(gappy ? hours[venue].filter((c) => !inGaps(c.time, hourGaps)) : hours[venue], sym),
-      minutes: inputs(gappy ? minutes[venue].filter((c) => !inGaps(c.time, gaps)) : minutes[venue], sym),
+      hours: inputs(gappy ? h.filter((c) => !inGaps(c.time, hourGaps)) : h, sym),
+      minutes: inputs(gappy ? m.filter((c) => !inGaps(c.time, gaps)) : m, sym),
     };
   };
   return Object.fromEntries(venues.map((v) => [v, stored(v)]));

@@ -2,18 +2,18 @@
  * `mds seed-demo`: the deterministic demo data set (domain/demo-data.ts) of the spec's two
  * exchanges up to the last complete period before `now`: 1m candles for 7 days, 1h for the 400
  * before, rollups, 60 days of hourly funding, a few gaps on one series (rows by
- * demo-seed-rows.ts, here or in a worker thread). `seedLater`, once the server serves: Binance
- * USD-M's series (8-hourly funding) and two days of every perpetual's context.
+ * demo-seed-rows.ts, here or in a worker thread). `seedLater`, once the server serves: the
+ * further exchanges' series (Binance USD-M and Bybit, settling every 8 or 4 hours) and two days
+ * of every perpetual's context.
  */
 import { oneBatch } from '../../db/bulk-upsert';
 import type { Repositories, Store } from '../../db/store';
-import type { FundingRateInput } from '../../domain/csv-rows';
-import { DEMO_SYMBOLS, demoFundingRate, demoUsdmFundingRate, type DemoSymbol } from '../../domain/demo-data';
+import { DEMO_SYMBOLS, demoSettlements, type DemoPerpetual, type DemoSymbol } from '../../domain/demo-data';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time';
-import { CANDLE_TIMEFRAMES, TIMEFRAME_MS, bucketStart } from '../../domain/timeframe';
+import { CANDLE_TIMEFRAMES, TIMEFRAME_MS } from '../../domain/timeframe';
 import type { Exchanges } from '../../domain/exchanges';
 import type { FeaturePrecomputeService } from '../derived/feature-precompute.service';
-import { DEMO_PERPETUALS, demoContextRows } from './demo-context';
+import { DEMO_PERPETUALS, demoContextRows, demoSettlementIntervals } from './demo-context';
 import { DEMO_CONTEXT_DAYS, DEMO_FUNDING_DAYS, DEMO_LATER_DAYS, DEMO_LATER_VENUES, DEMO_VENUES, demoWindow, lazySymbolSeeds, type DemoCandles, type DemoSeries, type DemoWindow, type WritableSeed } from './demo-seed-rows';
 
 export interface SeedSummary {
@@ -108,10 +108,11 @@ export class DemoSeedService {
   /**
    * The demo's further exchanges (DEMO_LATER_VENUES, when served and empty) and two days of each
    * perpetual's context (where it has none), under the seed's lock. Run after the server is up:
-   * the spec's two exchanges are served meanwhile. `afterSymbol` runs after each symbol (the
-   * server collects its garbage there). Null when there was nothing to seed.
+   * the spec's two exchanges are served meanwhile. `afterStep` runs after each series and after
+   * each symbol (the server collects its garbage there, so that each reuses the memory of the
+   * one before). Null when there was nothing to seed.
    */
-  async seedLater(nowMs: number, rows: SeedRowsSource = INLINE_ROWS, afterSymbol: () => void = () => undefined): Promise<SeedSummary | null> {
+  async seedLater(nowMs: number, rows: SeedRowsSource = INLINE_ROWS, afterStep: () => void = () => undefined): Promise<SeedSummary | null> {
     const w = demoWindow(nowMs, DEMO_LATER_DAYS.hours, DEMO_LATER_DAYS.minutes);
     const summary: SeedSummary = { series: 0, candles1m: 0, candles1h: 0, funding: 0, featureRows: 0, endMs: w.lastMinute };
     let context = 0;
@@ -129,12 +130,17 @@ export class DemoSeedService {
           }
           return out;
         });
-        if (later.length > 0) for (const seed of await rows.symbol(symbol, later, w)) await this.write(seed, w, summary);
+        // A series at a time, each made after the one before is written and collected: one
+        // series' rows in memory at once.
+        for (const series of later) {
+          for (const seed of await rows.symbol(symbol, [series], w)) await this.write(seed, w, summary);
+          afterStep();
+        }
         const written = await this.writeContexts(sym, w);
         if (later.length > 0) await this.features.funding(sym.symbol);
         return written;
       });
-      afterSymbol();
+      afterStep();
     }
     return summary.series > 0 || context > 0 ? { ...summary, context } : null;
   }
@@ -164,8 +170,7 @@ export class DemoSeedService {
     await this.store.transaction(async (tx) => {
       if (encoded) for (const rows of encoded.candles) await tx.candles.writeEncoded(id, rows);
       else await this.writeCandles(tx, id, seed.candles!, w);
-      if (venue === 'perp') summary.funding += await this.writeFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
-      if (venue === 'binance-perp') summary.funding += await this.writeUsdmFunding(tx, id, DEMO_SYMBOLS[symbol], w.nowMs);
+      if (venue !== 'spot') summary.funding += await this.writeFunding(tx, id, venue, DEMO_SYMBOLS[symbol], w.nowMs);
     });
     if (encoded) for await (const rows of encoded.features) summary.featureRows += await this.store.transaction((tx) => tx.features.writeEncoded(id, rows));
     else for (const tf of CANDLE_TIMEFRAMES) summary.featureRows += await this.features.technical(id, tf, null);
@@ -185,23 +190,10 @@ export class DemoSeedService {
     await tx.candles.rollUp({ seriesId: id, from: '1m', startMs: w.cut, endMs: w.lastMinute }, w.nowMs);
   }
 
-  private async writeFunding(tx: Repositories, seriesId: number, sym: DemoSymbol, nowMs: number): Promise<number> {
-    const last = bucketStart(nowMs, '1h');
-    const rows: FundingRateInput[] = [];
-    for (let t = last - DEMO_FUNDING_DAYS * DAY_MS + HOUR_MS; t <= last; t += HOUR_MS) {
-      rows.push({ time: t, rate: demoFundingRate(sym, t).toFixed(8) });
-    }
-    await tx.funding.upsert(seriesId, oneBatch(rows));
-    return rows.length;
-  }
-
-  /** Binance USD-M's 8-hourly settlements over the same days. */
-  private async writeUsdmFunding(tx: Repositories, seriesId: number, sym: DemoSymbol, nowMs: number): Promise<number> {
-    const last = Math.floor(nowMs / (8 * HOUR_MS)) * 8 * HOUR_MS;
-    const rows: FundingRateInput[] = [];
-    for (let t = last - DEMO_FUNDING_DAYS * DAY_MS + 8 * HOUR_MS; t <= last; t += 8 * HOUR_MS) rows.push({ time: t, rate: demoUsdmFundingRate(sym, t).toFixed(8) });
-    const f = this.exchanges.byKey('binance-perp')!.funding!;
-    await tx.funding.upsert(seriesId, oneBatch(rows), { maxHours: f.maxHours, firstHours: f.defaultHours });
+  /** A perpetual's settlements of the last DEMO_FUNDING_DAYS, hourly or every few hours as its model says. */
+  private async writeFunding(tx: Repositories, seriesId: number, venue: DemoPerpetual, sym: DemoSymbol, nowMs: number): Promise<number> {
+    const rows = demoSettlements(sym, venue, nowMs - DEMO_FUNDING_DAYS * DAY_MS, nowMs);
+    await tx.funding.upsert(seriesId, oneBatch(rows), demoSettlementIntervals(this.exchanges, venue, sym));
     return rows.length;
   }
 }
