@@ -14,7 +14,7 @@ import type { Express } from 'express';
 import { liveSettings, openServices, type OpenOptions, type Services } from './composition';
 import { loadConfig, type Config } from './config';
 import { DataDirBusyError } from './db/datadir-lock';
-import { baselineWasmOnly } from './db/pglite.database';
+import { optimizeHotWasmOnly } from './db/pglite.database';
 import { createGraphQLHandler } from './graphql/apollo';
 import { createFieldLimiter } from './graphql/field-rate-limit';
 import { buildGraphQLSchema } from './graphql/schema';
@@ -231,8 +231,8 @@ export async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger(config.logLevel);
-  // Embedded, a long-lived process: PGlite's WebAssembly on V8's baseline compiler (pglite.database.ts).
-  if (!config.databaseUrl) baselineWasmOnly();
+  // Embedded, a long-lived process: only PGlite's hottest WebAssembly optimized (pglite.database.ts).
+  if (!config.databaseUrl) optimizeHotWasmOnly();
   let running: RunningServer;
   try {
     running = await startServer(config, logger);

@@ -59,16 +59,16 @@ function sessionOf(q: PGlite | Transaction, textRows: PgliteTextReader, inTransa
 const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /**
- * For the same reason, the embedded server (server.ts, before it opens the database) runs
- * PostgreSQL's WebAssembly compiled by V8's baseline compiler (Liftoff) only: optimizing its hot
- * functions (TurboFan) runs on V8's worker threads, and glibc keeps each thread's peak of
- * compilation memory in that thread's arena once freed, most of it reached during the later demo
- * seed (bench/README.md, embedded). Reads take as long (their time is in JavaScript), bulk
- * writes longer. V8 reads the flag as it compiles a module: it holds for the rest of the
- * process, its other modules too.
+ * For the same reason, the embedded server (server.ts, before it opens the database) optimizes
+ * only PostgreSQL's hottest WebAssembly functions. V8 optimizes one (TurboFan, on its worker
+ * threads) once it has run a budget of code, and glibc keeps each worker thread's peak of
+ * compilation memory in that thread's arena once freed. A budget a hundred times V8's default
+ * spares most of what the start and the later demo seed would optimize, while a read's hot loops
+ * are still optimized within its first requests (bench/README.md, embedded: the figures). V8
+ * reads the flag as it instantiates a module: it holds for the rest of the process.
  */
-export function baselineWasmOnly(): void {
-  setFlagsFromString('--liftoff-only');
+export function optimizeHotWasmOnly(): void {
+  setFlagsFromString('--wasm-tiering-budget=180000000');
 }
 
 /** `from`: in memory only, the database to start with (a tar of a data directory, pglite-template.ts). */
