@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { decimalText, epochMs, type RowSink } from './venue-rows';
 import type { AnswerProblem } from './venue-http';
+import { midOf, type Known } from './perp-context';
 
 /** Milliseconds since the epoch, as Bybit writes them: a digit string, or a number. */
 export const msText = z.union([epochMs, z.string().regex(/^\d{1,16}$/).transform(Number)]);
@@ -79,3 +80,29 @@ export const klineMessage = z.object({
 });
 /** A `tickers.<symbol>` push: a snapshot of every field, or a delta of the changed ones. */
 export const tickersMessage = z.object({ topic: z.string(), type: z.enum(['snapshot', 'delta']), data: tickerFields });
+
+/** An instrument's book and context as the tickers stream last said them. */
+export interface Ticker extends Known {
+  bid?: string;
+  ask?: string;
+  /** The venue sends one side's open interest (`singleOpenInterest`): its both-sides `openInterest` is not read. */
+  oneSide?: boolean;
+}
+
+/**
+ * Fold a ticker (a snapshot, or a delta's changed fields) into what is known; returns it. An
+ * empty value is unknown, except a book side's: that side is empty.
+ */
+export function mergeTicker(k: Ticker, t: TickerFields): Ticker {
+  if (t.markPrice) k.markPrice = t.markPrice;
+  if (t.indexPrice) k.oraclePrice = t.indexPrice;
+  if (t.singleOpenInterest) {
+    k.openInterest = t.singleOpenInterest;
+    k.oneSide = true;
+  } else if (t.openInterest && !k.oneSide) k.openInterest = t.openInterest;
+  if (t.fundingRate) k.fundingRate = t.fundingRate;
+  if (t.bid1Price !== undefined) k.bid = t.bid1Price;
+  if (t.ask1Price !== undefined) k.ask = t.ask1Price;
+  k.midPrice = k.bid && k.ask ? midOf(k.bid, k.ask) : null;
+  return k;
+}

@@ -11,8 +11,8 @@ import type { DerivativesInput } from '../domain/derivatives';
 import { instrumentOf, scalesOf } from '../domain/ingest-settings';
 import type { CandleTimeframe } from '../domain/timeframe';
 import { openInterestHistory, pastMinutes } from './bybit-history';
-import { bybitProblem, fundingRow, instrumentRow, klineMessage, klineRow, priceKlineRow, resultList, tickerFields, tickersMessage, type TickerFields } from './bybit-wire';
-import { knownContext, midOf, pollClosedMinutes, type Known } from './perp-context';
+import { bybitProblem, fundingRow, instrumentRow, klineMessage, klineRow, mergeTicker, priceKlineRow, resultList, tickerFields, tickersMessage, type Ticker } from './bybit-wire';
+import { knownContext, pollClosedMinutes } from './perp-context';
 import { VenueHttp } from './venue-http';
 import { RowSink } from './venue-rows';
 import { VenueSocket } from './venue-socket';
@@ -33,14 +33,6 @@ const PREMIUM_RETRY_MS = 1_000;
 const PREMIUM_ATTEMPTS = 3;
 /** The service's timeframes as Bybit's `interval` names them. */
 const INTERVALS: Record<CandleTimeframe, string> = { '1m': '1', '5m': '5', '15m': '15', '1h': '60', '4h': '240', '1d': 'D' };
-
-/** An instrument's book and context as the tickers stream last said them. */
-interface Ticker extends Known {
-  bid?: string;
-  ask?: string;
-  /** The venue sends one side's open interest (`singleOpenInterest`): its both-sides `openInterest` is not read. */
-  oneSide?: boolean;
-}
 
 export class BybitVenue implements VenueAdapter {
   readonly id = 'bybit';
@@ -290,22 +282,4 @@ export class BybitVenue implements VenueAdapter {
   close(): void {
     this.http.close();
   }
-}
-
-/**
- * Fold a ticker (a snapshot, or a delta's changed fields) into what is known; returns it. An
- * empty value is unknown, except a book side's: that side is empty.
- */
-function mergeTicker(k: Ticker, t: TickerFields): Ticker {
-  if (t.markPrice) k.markPrice = t.markPrice;
-  if (t.indexPrice) k.oraclePrice = t.indexPrice;
-  if (t.singleOpenInterest) {
-    k.openInterest = t.singleOpenInterest;
-    k.oneSide = true;
-  } else if (t.openInterest && !k.oneSide) k.openInterest = t.openInterest;
-  if (t.fundingRate) k.fundingRate = t.fundingRate;
-  if (t.bid1Price !== undefined) k.bid = t.bid1Price;
-  if (t.ask1Price !== undefined) k.ask = t.ask1Price;
-  k.midPrice = k.bid && k.ask ? midOf(k.bid, k.ask) : null;
-  return k;
 }
